@@ -1,0 +1,1 @@
+"""bayescal.metrics."""

@@ -1,0 +1,456 @@
+"""Input checks shared by every part of bayescal.
+
+Every public function and estimator validates its input here, so that the same
+bad input gets the same clear error everywhere (DESIGN.md, "Bad input"): a
+``ValueError`` (or ``TypeError`` for a wrong type) whose message names the
+argument, shows the offending value, says what was expected and, where one
+exists, the remedy. Nothing is clipped, dropped or coerced silently.
+
+The checks return validated NumPy arrays (``float64`` for scores and
+probabilities, ``int64`` for labels) and never modify their input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_array_1d",
+    "check_binary_scores",
+    "check_consistent_length",
+    "check_fraction",
+    "check_labels",
+    "check_matrix",
+    "check_min_samples",
+    "check_n_classes_present",
+    "check_positive_int",
+    "check_probability_matrix",
+    "check_sample_weight",
+    "check_targets",
+    "describe_bad_values",
+]
+
+#: Rows of a probability matrix may deviate from summing to one by this much.
+ROW_SUM_TOLERANCE = 1e-6
+
+
+def describe_bad_values(values: np.ndarray, mask: np.ndarray, limit: int = 3) -> str:
+    """Describe the first offending entries of ``values`` selected by ``mask``.
+
+    Parameters
+    ----------
+    values : ndarray
+        The array that was checked.
+    mask : ndarray of bool
+        Same shape as ``values``; True where an entry is bad.
+    limit : int, default=3
+        How many entries to show.
+
+    Returns
+    -------
+    str
+        For example ``"2 entries, first at index (4,): nan"``.
+    """
+    idx = np.argwhere(mask)
+    count = len(idx)
+    shown = ", ".join(
+        f"index {tuple(int(i) for i in row)}: {values[tuple(row)]!r}" for row in idx[:limit]
+    )
+    more = "" if count <= limit else f", and {count - limit} more"
+    noun = "entry" if count == 1 else "entries"
+    return f"{count} {noun} ({shown}{more})"
+
+
+def _as_float_array(values: Any, name: str) -> np.ndarray:
+    if values is None:
+        raise ValueError(f"`{name}` is None; expected an array of numbers.")
+    try:
+        arr = np.asarray(values)
+    except Exception as exc:  # ragged lists and similar
+        raise ValueError(f"`{name}` could not be read as an array: {exc}") from exc
+    if arr.dtype == object or arr.dtype.kind in "USV":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"`{name}` must hold numbers; got values of dtype {arr.dtype} "
+                f"that cannot be read as floats ({exc})."
+            ) from exc
+    if arr.dtype.kind == "c":
+        raise TypeError(f"`{name}` must be real-valued; got complex dtype {arr.dtype}.")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must hold numbers; got dtype {arr.dtype}.")
+    return arr.astype(np.float64, copy=True)
+
+
+def _check_finite(arr: np.ndarray, name: str, allow_nan: bool = False) -> None:
+    bad = ~np.isfinite(arr)
+    if allow_nan:
+        bad &= ~np.isnan(arr)
+    if bad.any():
+        what = "inf" if allow_nan else "NaN or inf"
+        raise ValueError(
+            f"`{name}` contains {what}: {describe_bad_values(arr, bad)}. "
+            "bayescal does not drop or impute silently; remove or impute these entries first."
+        )
+
+
+def _check_not_empty(arr: np.ndarray, name: str) -> None:
+    if arr.shape[0] == 0:
+        raise ValueError(f"`{name}` is empty; at least one sample is required.")
+
+
+def check_array_1d(
+    values: Any,
+    name: str,
+    *,
+    allow_nan: bool = False,
+    low: float | None = None,
+    high: float | None = None,
+) -> np.ndarray:
+    """Validate a 1-D array of finite real numbers.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The values.
+    name : str
+        Argument name used in error messages.
+    allow_nan : bool, default=False
+        Whether NaN entries are allowed (inf never is).
+    low, high : float, optional
+        Inclusive bounds every (non-NaN) value must respect.
+
+    Returns
+    -------
+    ndarray of shape (n,), float64
+
+    Raises
+    ------
+    ValueError
+        If the array is not 1-D, empty, non-finite or out of bounds.
+    """
+    arr = _as_float_array(values, name)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}.")
+    _check_not_empty(arr, name)
+    _check_finite(arr, name, allow_nan=allow_nan)
+    _check_bounds(arr, name, low, high)
+    return arr
+
+
+def _check_bounds(arr: np.ndarray, name: str, low: float | None, high: float | None) -> None:
+    with np.errstate(invalid="ignore"):
+        if low is not None:
+            bad = arr < low
+            if bad.any():
+                raise ValueError(
+                    f"`{name}` must be >= {low}; {describe_bad_values(arr, bad)} fall below."
+                )
+        if high is not None:
+            bad = arr > high
+            if bad.any():
+                raise ValueError(
+                    f"`{name}` must be <= {high}; {describe_bad_values(arr, bad)} lie above."
+                )
+
+
+def check_matrix(
+    values: Any,
+    name: str = "X",
+    *,
+    allow_nan: bool = False,
+    min_samples: int = 1,
+) -> np.ndarray:
+    """Validate a 2-D feature matrix of real numbers.
+
+    Parameters
+    ----------
+    values : array-like of shape (n, d)
+        The matrix. A 1-D array is rejected with a remedy (reshape).
+    name : str, default="X"
+        Argument name used in error messages.
+    allow_nan : bool, default=False
+        Whether NaN marks missing entries (inf is never allowed).
+    min_samples : int, default=1
+        Fewest rows accepted.
+
+    Returns
+    -------
+    ndarray of shape (n, d), float64
+    """
+    arr = _as_float_array(values, name)
+    if arr.ndim == 1:
+        raise ValueError(
+            f"`{name}` must be 2-D (n_samples, n_features); got a 1-D array of length "
+            f"{arr.shape[0]}. Use X.reshape(-1, 1) for a single feature."
+        )
+    if arr.ndim != 2:
+        raise ValueError(f"`{name}` must be 2-D; got an array of shape {arr.shape}.")
+    _check_not_empty(arr, name)
+    if arr.shape[1] == 0:
+        raise ValueError(f"`{name}` has no features (shape {arr.shape}).")
+    _check_finite(arr, name, allow_nan=allow_nan)
+    check_min_samples(arr.shape[0], min_samples, name)
+    return arr
+
+
+def check_binary_scores(values: Any, name: str = "scores", *, input: str = "score") -> np.ndarray:
+    """Validate binary classifier scores and return them as a 1-D array.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,) or (n, 2)
+        Scores of the positive class, or a two-column probability array whose
+        second column is taken (its rows must sum to one).
+    name : str, default="scores"
+        Argument name used in error messages.
+    input : {"score", "logit"}, default="score"
+        ``"score"``: values must lie in [0, 1]. ``"logit"``: any finite real.
+
+    Returns
+    -------
+    ndarray of shape (n,), float64
+    """
+    if input not in ("score", "logit"):
+        raise ValueError(f"`input` must be 'score' or 'logit'; got {input!r}.")
+    arr = _as_float_array(values, name)
+    if arr.ndim == 2 and arr.shape[1] == 2 and input == "score":
+        return check_probability_matrix(arr, name, n_classes=2)[:, 1]
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        raise ValueError(
+            f"`{name}` has shape {arr.shape}; pass a 1-D array of scores (use .ravel()) "
+            "or an (n, 2) probability array."
+        )
+    if arr.ndim != 1:
+        raise ValueError(
+            f"`{name}` must be a 1-D array of scores or an (n, 2) probability array; "
+            f"got shape {arr.shape}."
+        )
+    _check_not_empty(arr, name)
+    _check_finite(arr, name)
+    if input == "score":
+        _check_bounds(arr, name, 0.0, 1.0)
+    return arr
+
+
+def check_probability_matrix(
+    values: Any,
+    name: str = "proba",
+    *,
+    n_classes: int | None = None,
+    atol: float = ROW_SUM_TOLERANCE,
+) -> np.ndarray:
+    """Validate an ``(n, K)`` matrix of class probabilities.
+
+    A 1-D array is read as the positive-class probability of a binary problem and
+    returned as the two-column matrix ``[1 - p, p]``.
+
+    Parameters
+    ----------
+    values : array-like of shape (n, K) or (n,)
+        Probabilities.
+    name : str, default="proba"
+        Argument name used in error messages.
+    n_classes : int, optional
+        Required number of columns.
+    atol : float, default=1e-6
+        Allowed deviation of each row sum from one.
+
+    Returns
+    -------
+    ndarray of shape (n, K), float64
+    """
+    arr = _as_float_array(values, name)
+    if arr.ndim == 1:
+        _check_not_empty(arr, name)
+        _check_finite(arr, name)
+        _check_bounds(arr, name, 0.0, 1.0)
+        arr = np.column_stack([1.0 - arr, arr])
+    elif arr.ndim != 2:
+        raise ValueError(f"`{name}` must be 1-D or 2-D; got an array of shape {arr.shape}.")
+    _check_not_empty(arr, name)
+    if arr.shape[1] < 2:
+        raise ValueError(
+            f"`{name}` must have at least 2 columns (one per class); got shape {arr.shape}."
+        )
+    if n_classes is not None and arr.shape[1] != n_classes:
+        raise ValueError(
+            f"`{name}` has {arr.shape[1]} columns but {n_classes} classes were expected."
+        )
+    _check_finite(arr, name)
+    _check_bounds(arr, name, 0.0, 1.0)
+    sums = arr.sum(axis=1)
+    bad = np.abs(sums - 1.0) > atol
+    if bad.any():
+        raise ValueError(
+            f"rows of `{name}` must sum to 1 (tolerance {atol}); row sums are off at "
+            f"{describe_bad_values(sums, bad)}. Normalise with proba / proba.sum(axis=1, keepdims=True) "
+            "if that is what you intend."
+        )
+    return arr
+
+
+def check_labels(values: Any, name: str = "y", *, n_classes: int | None = None) -> np.ndarray:
+    """Validate integer class labels coded ``0 .. K-1``.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        Labels. Floats are accepted only when they are whole numbers.
+    name : str, default="y"
+        Argument name used in error messages.
+    n_classes : int, optional
+        K; labels must lie in ``0 .. n_classes-1``.
+
+    Returns
+    -------
+    ndarray of shape (n,), int64
+    """
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}.")
+    if arr.shape[0] == 0:
+        raise ValueError(f"`{name}` is empty; at least one sample is required.")
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"`{name}` must hold integer class codes 0..K-1; got dtype {arr.dtype}. "
+            "Encode string labels first, e.g. with sklearn.preprocessing.LabelEncoder."
+        )
+    if arr.dtype.kind == "f":
+        _check_finite(arr, name)
+        frac = arr != np.round(arr)
+        if frac.any():
+            raise ValueError(
+                f"`{name}` must hold whole-number class codes; {describe_bad_values(arr, frac)} "
+                "are fractional. Fractional targets are accepted only by calibrators."
+            )
+    labels = arr.astype(np.int64)
+    neg = labels < 0
+    if neg.any():
+        raise ValueError(
+            f"`{name}` must hold class codes 0..K-1; {describe_bad_values(labels, neg)} are negative."
+        )
+    if n_classes is not None:
+        high = labels >= n_classes
+        if high.any():
+            raise ValueError(
+                f"`{name}` must hold class codes 0..{n_classes - 1} for {n_classes} classes; "
+                f"{describe_bad_values(labels, high)} are out of range."
+            )
+    return labels
+
+
+def check_targets(values: Any, name: str = "y") -> np.ndarray:
+    """Validate binary calibration targets: labels in {0, 1} or fractions in [0, 1].
+
+    Fractional targets arise from grouped calibration data (DGG) and from Platt's
+    smoothed targets.
+
+    Returns
+    -------
+    ndarray of shape (n,), float64
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.float64)
+    if arr.dtype.kind in "US" or arr.dtype == object:
+        raise TypeError(
+            f"`{name}` must hold 0/1 labels or fractions in [0, 1]; got dtype {arr.dtype}."
+        )
+    return check_array_1d(arr, name, low=0.0, high=1.0)
+
+
+def check_n_classes_present(labels: np.ndarray, name: str = "y", minimum: int = 2) -> None:
+    """Raise when fewer than ``minimum`` distinct classes are present.
+
+    For fractional targets, "two classes" means the targets are not all equal.
+    """
+    distinct = np.unique(labels)
+    if distinct.size < minimum:
+        raise ValueError(
+            f"`{name}` contains a single class ({distinct[0]!r}) but at least {minimum} "
+            "are needed to fit; check the data split (a stratified split keeps every class)."
+        )
+
+
+def check_consistent_length(**arrays: Any) -> int:
+    """Check that all named arrays have the same number of samples.
+
+    Parameters
+    ----------
+    **arrays
+        Name to array; ``None`` values are ignored.
+
+    Returns
+    -------
+    int
+        The common length.
+    """
+    lengths = {name: len(a) for name, a in arrays.items() if a is not None}
+    if len(set(lengths.values())) > 1:
+        desc = ", ".join(f"`{k}` has {v}" for k, v in lengths.items())
+        raise ValueError(f"inconsistent numbers of samples: {desc}.")
+    return next(iter(lengths.values()), 0)
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight") -> np.ndarray:
+    """Validate non-negative sample weights; ``None`` gives unit weights."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = check_array_1d(sample_weight, name, low=0.0)
+    if w.shape[0] != n_samples:
+        raise ValueError(f"`{name}` has {w.shape[0]} entries but there are {n_samples} samples.")
+    if not np.any(w > 0):
+        raise ValueError(f"`{name}` is all zero; at least one sample needs positive weight.")
+    return w
+
+
+def check_min_samples(n_samples: int, minimum: int, name: str, method: str | None = None) -> None:
+    """Raise when ``n_samples`` is below what a method needs."""
+    if n_samples < minimum:
+        who = f" {method}" if method else ""
+        raise ValueError(
+            f"`{name}` has {n_samples} samples but{who} needs at least {minimum}."
+        )
+
+
+def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
+    """Validate an integer parameter ``>= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"`{name}` must be an integer; got {value!r} of type {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"`{name}` must be >= {minimum}; got {value}.")
+    return int(value)
+
+
+def check_fraction(
+    value: Any, name: str, *, inclusive_low: bool = False, inclusive_high: bool = False
+) -> float:
+    """Validate a real number in (0, 1) (bounds optionally inclusive)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"`{name}` must be a real number; got {value!r}.")
+    v = float(value)
+    lo_ok = v >= 0 if inclusive_low else v > 0
+    hi_ok = v <= 1 if inclusive_high else v < 1
+    if not (np.isfinite(v) and lo_ok and hi_ok):
+        lo = "[" if inclusive_low else "("
+        hi = "]" if inclusive_high else ")"
+        raise ValueError(f"`{name}` must lie in {lo}0, 1{hi}; got {value!r}.")
+    return v
+
+
+def check_choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
+    """Validate that ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"`{name}` must be one of {list(choices)!r}; got {value!r}.")
+    return value
+
+
+__all__.append("check_choice")
