@@ -1,0 +1,83 @@
+"""Tests of the shared posterior contract helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+from scipy import stats
+
+from bayescal.probes.posterior import (
+    PosteriorDiagnosticsWarning,
+    PosteriorPredictiveMixin,
+    credible_interval,
+    diagnostic_failures,
+    summarize_diagnostics,
+    warn_if_unconverged,
+)
+
+
+def _tree(values, diverging=None):
+    post = xr.Dataset({"a": (("chain", "draw"), values)})
+    children = {"posterior": xr.DataTree(post)}
+    if diverging is not None:
+        children["sample_stats"] = xr.DataTree(xr.Dataset({"diverging": (("chain", "draw"), diverging)}))
+    return xr.DataTree.from_dict(children)
+
+
+def test_eti_matches_normal_quantiles():
+    rng = np.random.default_rng(0)
+    draws = rng.normal(size=(200_000, 2))
+    lo, hi = credible_interval(draws, 0.9)
+    np.testing.assert_allclose(lo, stats.norm.ppf(0.05), atol=0.02)
+    np.testing.assert_allclose(hi, stats.norm.ppf(0.95), atol=0.02)
+
+
+def test_hdi_is_narrowest_for_skewed_draws():
+    rng = np.random.default_rng(1)
+    draws = rng.exponential(size=100_000)
+    lo, hi = credible_interval(draws, 0.9, kind="hdi")
+    elo, ehi = credible_interval(draws, 0.9, kind="eti")
+    assert hi - lo < ehi - elo
+    # HDI of Exp(1) at 90 %: [0, -log(0.1)]
+    assert lo == pytest.approx(0.0, abs=0.01)
+    assert hi == pytest.approx(-np.log(0.1), abs=0.05)
+
+
+def test_mixed_chains_fail_rhat_and_warn():
+    rng = np.random.default_rng(2)
+    values = np.stack([rng.normal(0, 1, 500), rng.normal(5, 1, 500)])
+    diag = summarize_diagnostics(_tree(values, np.zeros((2, 500), bool)), sampler="test", seconds=1.0)
+    assert diag["rhat_max"] > 1.5
+    with pytest.warns(PosteriorDiagnosticsWarning, match="R-hat"):
+        failures = warn_if_unconverged(diag, model="Toy")
+    assert failures and diag["converged"] is False
+
+
+def test_good_chains_pass_and_count_divergences():
+    rng = np.random.default_rng(3)
+    div = np.zeros((2, 1000), bool)
+    div[0, :3] = True
+    diag = summarize_diagnostics(_tree(rng.normal(size=(2, 1000)), div), sampler="test", seconds=0.5)
+    assert diag["rhat_max"] < 1.01
+    assert diag["divergences"] == 3
+    assert diagnostic_failures(diag) == ["3 divergent transitions"]
+
+
+class _Fixed(PosteriorPredictiveMixin):
+    def __init__(self, draws):
+        self.draws = draws
+
+    def _proba_draws(self, X):
+        return self.draws
+
+
+def test_mixin_mean_and_interval():
+    p = np.linspace(0.05, 0.95, 101)
+    draws = np.repeat(np.column_stack([1 - p, p])[None], 3, axis=0)
+    model = _Fixed(draws)
+    np.testing.assert_allclose(model.predict_proba(None)[:, 1], p)
+    interval = model.predict_interval(None, 0.9)
+    assert interval.shape == (101, 2, 2)
+    np.testing.assert_allclose(interval[:, 1, 0], p)
+    np.testing.assert_array_equal(model.predict(None), (p > 0.5).astype(int))

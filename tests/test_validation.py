@@ -1,0 +1,89 @@
+"""Tests of the shared input checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from bayescal import validation as v
+
+
+@pytest.mark.parametrize(
+    ("func", "args", "error", "match"),
+    [
+        (v.check_binary_scores, ([0.1, np.nan],), ValueError, r"`scores` contains NaN or inf.*index \(1,\)"),
+        (v.check_binary_scores, ([0.1, np.inf],), ValueError, "NaN or inf"),
+        (v.check_binary_scores, ([0.1, 1.2],), ValueError, r"`scores` must be <= 1.0"),
+        (v.check_binary_scores, ([-0.1, 0.2],), ValueError, r"`scores` must be >= 0.0"),
+        (v.check_binary_scores, ([],), ValueError, "`scores` is empty"),
+        (v.check_binary_scores, (np.zeros((3, 3)),), ValueError, "1-D array of scores"),
+        (v.check_binary_scores, (np.zeros((3, 1)),), ValueError, r"use \.ravel\(\)"),
+        (v.check_binary_scores, (["a", "b"],), TypeError, "must hold numbers"),
+        (v.check_binary_scores, ([[0.5, 0.6]],), ValueError, "must sum to 1"),
+        (v.check_probability_matrix, ([[0.2, 0.9]],), ValueError, "rows of `proba` must sum to 1"),
+        (v.check_probability_matrix, ([[1.2, -0.2]],), ValueError, ">= 0.0"),
+        (v.check_probability_matrix, (np.full((2, 3), 1 / 3),), {"n_classes": 2}, "3 columns but 2"),
+        (v.check_labels, ([0, 1, -1],), ValueError, "negative"),
+        (v.check_labels, ([0, 1.5],), ValueError, "fractional"),
+        (v.check_labels, (["a", "b"],), TypeError, "LabelEncoder"),
+        (v.check_labels, ([[0, 1]],), ValueError, "1-D"),
+        (v.check_targets, ([0, 1, 2],), ValueError, r"`y` must be <= 1.0"),
+        (v.check_matrix, ([1.0, 2.0],), ValueError, r"reshape\(-1, 1\)"),
+        (v.check_matrix, ([[1.0, np.nan]],), ValueError, "`X` contains NaN or inf"),
+        (v.check_positive_int, (0, "n_bins"), ValueError, "`n_bins` must be >= 1"),
+        (v.check_positive_int, (2.5, "n_bins"), TypeError, "must be an integer"),
+        (v.check_fraction, (1.0, "prob"), ValueError, r"`prob` must lie in \(0, 1\)"),
+        (v.check_choice, ("x", "kind", ("a", "b")), ValueError, "`kind` must be one of"),
+    ],
+)
+def test_bad_input_names_argument(func, args, error, match):
+    kwargs = {}
+    if isinstance(error, dict):  # keyword arguments ride in the error slot
+        kwargs, error = error, ValueError
+    with pytest.raises(error, match=match):
+        func(*args, **kwargs)
+
+
+def test_label_range_with_n_classes():
+    with pytest.raises(ValueError, match=r"class codes 0\.\.2 for 3 classes"):
+        v.check_labels([0, 3], n_classes=3)
+    np.testing.assert_array_equal(v.check_labels([0.0, 2.0], n_classes=3), [0, 2])
+
+
+def test_consistent_length_names_both():
+    with pytest.raises(ValueError, match="`scores` has 3, `y` has 2"):
+        v.check_consistent_length(scores=[1, 2, 3], y=[1, 2])
+
+
+def test_single_class_error_and_sample_weight():
+    with pytest.raises(ValueError, match="single class"):
+        v.check_n_classes_present(np.array([1, 1, 1]))
+    with pytest.raises(ValueError, match="all zero"):
+        v.check_sample_weight([0, 0], 2)
+    with pytest.raises(ValueError, match="2 entries but there are 3"):
+        v.check_sample_weight([1, 1], 3)
+    np.testing.assert_array_equal(v.check_sample_weight(None, 3), np.ones(3))
+
+
+def test_two_column_scores_take_positive_column():
+    p = np.array([[0.3, 0.7], [0.9, 0.1]])
+    np.testing.assert_array_equal(v.check_binary_scores(p), [0.7, 0.1])
+
+
+def test_one_d_proba_becomes_two_columns():
+    np.testing.assert_allclose(v.check_probability_matrix([0.25, 1.0]), [[0.75, 0.25], [0.0, 1.0]])
+
+
+def test_logit_input_allows_any_real():
+    np.testing.assert_array_equal(v.check_binary_scores([-5.0, 7.0], input="logit"), [-5.0, 7.0])
+
+
+@given(arrays(np.float64, st.integers(1, 30), elements=st.floats(0, 1)))
+def test_checks_never_modify_input(values):
+    before = values.copy()
+    out = v.check_binary_scores(values)
+    out[...] = -1
+    np.testing.assert_array_equal(values, before)
