@@ -454,3 +454,65 @@ def check_choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
 
 
 __all__.append("check_choice")
+
+
+def check_indicator_matrix(values: Any, name: str = "Y") -> np.ndarray:
+    """Validate a multi-label indicator matrix of 0/1 entries.
+
+    Parameters
+    ----------
+    values : array-like of shape (n, L) or (n,)
+        Indicators (bool, integers or whole floats); a 1-D array is one label.
+    name : str, default="Y"
+        Argument name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n, L), float64 holding only 0.0 and 1.0
+    """
+    arr = _as_float_array(values, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"`{name}` must be 1-D or 2-D (n, n_labels); got shape {arr.shape}.")
+    _check_not_empty(arr, name)
+    if arr.shape[1] == 0:
+        raise ValueError(f"`{name}` has no label columns (shape {arr.shape}).")
+    _check_finite(arr, name)
+    bad = (arr != 0.0) & (arr != 1.0)
+    if bad.any():
+        raise ValueError(
+            f"`{name}` must hold 0/1 label indicators; {describe_bad_values(arr, bad)} are not 0 or 1."
+        )
+    return arr
+
+
+def check_probability_columns(values: Any, name: str = "P") -> np.ndarray:
+    """Validate per-label (multi-label) probabilities: each entry in [0, 1], rows free.
+
+    Parameters
+    ----------
+    values : array-like of shape (n, L) or (n,)
+        Independent probabilities, one column per label (rows need not sum to 1);
+        a 1-D array is one label.
+    name : str, default="P"
+        Argument name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n, L), float64
+    """
+    arr = _as_float_array(values, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"`{name}` must be 1-D or 2-D (n, n_labels); got shape {arr.shape}.")
+    _check_not_empty(arr, name)
+    if arr.shape[1] == 0:
+        raise ValueError(f"`{name}` has no label columns (shape {arr.shape}).")
+    _check_finite(arr, name)
+    _check_bounds(arr, name, 0.0, 1.0)
+    return arr
+
+
+__all__ += ["check_indicator_matrix", "check_probability_columns"]
