@@ -1,1 +1,42 @@
-"""bayescal.metrics."""
+"""bayescal.metrics: scoring rules, calibration errors, reliability curves.
+
+Every function takes plain arrays, validates them with :mod:`bayescal.validation`
+(a ``ValueError`` naming the argument for bad input) and returns NumPy values.
+Lower is better for every loss; :func:`accuracy` is a score (higher is better).
+
+Binary problems may pass a 1-D array of positive-class probabilities wherever an
+``(n, K)`` probability matrix is accepted.
+"""
+
+from bayescal.metrics.binning import BinStatistics, bin_edges, bin_statistics
+from bayescal.metrics.calibration_error import (
+    expected_calibration_error,
+    maximum_calibration_error,
+)
+from bayescal.metrics.intervals import wilson_interval
+from bayescal.metrics.multilabel import ece_per_label, ece_total, ece_weighted, hamming_loss
+from bayescal.metrics.reliability import ReliabilityCurve, reliability_curve
+from bayescal.metrics.scoring import accuracy, brier_score, log_loss
+from bayescal.metrics.truth import mae_true, rmse_true
+from bayescal.metrics.uncertainty import uncertainty
+
+__all__ = [
+    "BinStatistics",
+    "ReliabilityCurve",
+    "accuracy",
+    "bin_edges",
+    "bin_statistics",
+    "brier_score",
+    "ece_per_label",
+    "ece_total",
+    "ece_weighted",
+    "expected_calibration_error",
+    "hamming_loss",
+    "log_loss",
+    "mae_true",
+    "maximum_calibration_error",
+    "reliability_curve",
+    "rmse_true",
+    "uncertainty",
+    "wilson_interval",
+]
