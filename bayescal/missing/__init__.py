@@ -1,1 +1,21 @@
-"""bayescal.missing."""
+"""Uncertainty of classification when feature values are missing.
+
+Multiple imputation with Rubin's rules (seed ``000_3ea404f3c4f2e30a.txt``
+§2.2, §3.2): :class:`MultipleImputationClassifier` (majority vote, pooled
+probability, total uncertainty ``T``), :class:`ConfidenceMap` (support-vector
+regression from ``T`` to the classification rate) and :func:`pool_rubin`.
+"""
+
+from bayescal.missing.confidence import ConfidenceMap, grouped_means
+from bayescal.missing.imputation import MultipleImputationClassifier
+from bayescal.missing.rubin import RubinPooled, majority_vote, pool_rubin, total_uncertainty
+
+__all__ = [
+    "ConfidenceMap",
+    "MultipleImputationClassifier",
+    "RubinPooled",
+    "grouped_means",
+    "majority_vote",
+    "pool_rubin",
+    "total_uncertainty",
+]
