@@ -1,0 +1,57 @@
+"""The shared binning helper."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bayescal.metrics import bin_edges, bin_statistics
+from bayescal.metrics.binning import assign_bins
+
+
+def test_uniform_bins_are_right_closed():
+    edges = bin_edges(np.array([0.5]), 4, "uniform")
+    np.testing.assert_allclose(edges, [0, 0.25, 0.5, 0.75, 1.0])
+    idx = assign_bins(np.array([0.0, 0.1, 0.25, 0.2500001, 0.5, 0.99, 1.0]), edges)
+    assert idx.tolist() == [0, 0, 0, 1, 1, 3, 3]
+
+
+def test_quantile_bins_hold_equal_counts():
+    s = np.random.default_rng(0).beta(0.5, 3.0, size=1000)
+    stats = bin_statistics(s, np.zeros_like(s), 5, "quantile")
+    assert stats.edges[0] == 0.0 and stats.edges[-1] == 1.0
+    assert stats.count.tolist() == [200] * 5
+
+
+def test_ties_leave_empty_bins_reported():
+    s = np.array([0.2] * 8 + [0.9, 0.95])
+    stats = bin_statistics(s, np.ones_like(s), 5, "quantile")
+    assert stats.count.sum() == 10
+    assert (stats.count == 0).any()
+    assert np.isnan(stats.mean_score[stats.count == 0]).all()
+
+
+def test_statistics_by_hand():
+    s = np.array([0.05, 0.15, 0.15, 0.95])
+    o = np.array([0, 1, 0, 1])
+    stats = bin_statistics(s, o, 10)
+    assert stats.count.tolist() == [1, 2, 0, 0, 0, 0, 0, 0, 0, 1]
+    assert stats.mean_score[1] == pytest.approx(0.15)
+    assert stats.observed_rate[1] == pytest.approx(0.5)
+    assert stats.positives.tolist() == [0, 1, 0, 0, 0, 0, 0, 0, 0, 1]
+    # ECE: (1*0.05 + 2*0.35 + 0 + 1*0.05) / 4
+    assert stats.expected_gap() == pytest.approx(0.8 / 4)
+    assert stats.maximum_gap() == pytest.approx(0.35)
+
+
+@pytest.mark.parametrize(
+    ("n_bins", "strategy", "error", "match"),
+    [
+        (0, "uniform", ValueError, "`n_bins`"),
+        (2.5, "uniform", TypeError, "`n_bins`"),
+        (5, "equal", ValueError, "`strategy`"),
+    ],
+)
+def test_bad_parameters(n_bins, strategy, error, match):
+    with pytest.raises(error, match=match):
+        bin_edges(np.array([0.5]), n_bins, strategy)
