@@ -1,15 +1,29 @@
 """bayescal.calibration."""
 
+from bayescal.calibration.beta import BetaCalibrator
 from bayescal.calibration.coupling import couple_hastie1998, couple_wu2004, pairwise_coupling
+from bayescal.calibration.gam import LogisticGAMCalibrator
+from bayescal.calibration.histogram import HistogramBinningCalibrator
+from bayescal.calibration.isotonic import IsotonicCalibrator
+from bayescal.calibration.platt import PlattCalibrator
 from bayescal.calibration.reductions import (
     AllPairsCalibrator,
     BinaryProblem,
     MultiLabelCalibrator,
     OneVsRestCalibrator,
 )
+from bayescal.calibration.temperature import TemperatureScaling
+from bayescal.calibration.undersampling import UndersamplingCorrection
 
 __all__ = [
     "AllPairsCalibrator",
+    "BetaCalibrator",
+    "HistogramBinningCalibrator",
+    "IsotonicCalibrator",
+    "LogisticGAMCalibrator",
+    "PlattCalibrator",
+    "TemperatureScaling",
+    "UndersamplingCorrection",
     "BinaryProblem",
     "MultiLabelCalibrator",
     "OneVsRestCalibrator",

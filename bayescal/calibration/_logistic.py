@@ -1,0 +1,241 @@
+"""Weighted (penalised) logistic regression by Newton's method, shared by the
+Platt, beta and GAM calibrators.
+
+All three minimise the weighted binomial log-loss with fractional targets
+
+.. math::
+
+    f(\\beta) = \\sum_i w_i \\left[\\log(1 + e^{\\eta_i}) - t_i \\eta_i\\right]
+                + \\tfrac12 \\beta^\\top P \\beta,
+    \\qquad \\eta = X \\beta,
+
+with ``t_i`` in [0, 1] and an optional penalty matrix ``P`` (the GAM's
+smoothing penalty). The objective is convex, so a damped Newton iteration
+(step halving on ``f``) converges globally and, near the optimum,
+quadratically: for the one- to three-parameter fits of Platt and beta
+calibration it reaches machine precision in a handful of passes over the data,
+which is what makes these calibrators as fast as scikit-learn's L-BFGS fit
+while agreeing with it to 1e-6. Written by hand (after Lin, Lin & Weng 2007,
+"A note on Platt's probabilistic outputs for support vector machines") because
+scikit-learn's Platt fit is private and its ``LogisticRegression`` has no
+penalty-matrix argument.
+
+The module also holds the one check of scores on the open interval (0, 1) that
+every calibrator working on ``log s`` or ``log(s / (1 - s))`` needs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any
+
+import numpy as np
+from scipy import linalg
+from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
+
+from bayescal.validation import describe_bad_values
+
+__all__ = [
+    "LogisticFit",
+    "check_clip",
+    "fit_logistic",
+    "intercept_design",
+    "logistic_loss",
+    "open_unit_scores",
+]
+
+
+def intercept_design(*columns: np.ndarray) -> np.ndarray:
+    """Column-major design matrix ``[1, columns...]`` for :func:`fit_logistic`."""
+    n = columns[0].shape[0]
+    design = np.empty((n, len(columns) + 1), order="F")
+    design[:, 0] = 1.0
+    for j, col in enumerate(columns, start=1):
+        design[:, j] = col
+    return design
+
+
+@dataclass(frozen=True)
+class LogisticFit:
+    """Result of :func:`fit_logistic`.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (d,)
+        Minimiser of the penalised weighted log-loss.
+    loss : float
+        The (penalised) objective at ``coef``.
+    hessian : ndarray of shape (d, d)
+        ``X^T W X + P`` at ``coef``, ``W = diag(w p (1 - p))``.
+    n_iter : int
+        Newton iterations used.
+    converged : bool
+        Whether the stopping rule was met within ``max_iter``.
+    """
+
+    coef: np.ndarray
+    loss: float
+    hessian: np.ndarray
+    n_iter: int
+    converged: bool
+
+
+def logistic_loss(eta: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> float:
+    """Weighted binomial log-loss ``sum_i w_i [log(1 + exp(eta_i)) - t_i eta_i]``."""
+    # softplus(eta) = max(eta, 0) + log1p(exp(-|eta|)): stable, and twice as fast
+    # as np.logaddexp(0, eta).
+    loss = np.log1p(np.exp(-np.abs(eta)))
+    loss += np.maximum(eta, 0.0)
+    loss -= targets * eta
+    return float(np.dot(weights, loss))
+
+
+def _objective(design, coef, targets, weights, penalty):
+    eta = design @ coef
+    value = logistic_loss(eta, targets, weights)
+    if penalty is not None:
+        value += 0.5 * float(coef @ penalty @ coef)
+    return value, eta
+
+
+def fit_logistic(
+    design: np.ndarray,
+    targets: np.ndarray,
+    weights: np.ndarray,
+    *,
+    penalty: np.ndarray | None = None,
+    coef_init: np.ndarray | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-10,
+    warn: bool = True,
+) -> LogisticFit:
+    """Minimise the (penalised) weighted log-loss by damped Newton steps.
+
+    Parameters
+    ----------
+    design : ndarray of shape (n, d)
+        Design matrix (include a column of ones for an intercept).
+    targets : ndarray of shape (n,)
+        Targets in [0, 1] (labels or fractions).
+    weights : ndarray of shape (n,)
+        Non-negative sample weights.
+    penalty : ndarray of shape (d, d), optional
+        Symmetric positive semi-definite penalty matrix ``P``.
+    coef_init : ndarray of shape (d,), optional
+        Starting point (zeros by default).
+    max_iter : int, default=100
+        Most Newton iterations.
+    tol : float, default=1e-10
+        Stop when the Newton decrement ``g^T H^{-1} g / 2`` falls below
+        ``tol * max(1, |f|)``.
+    warn : bool, default=True
+        Emit a :class:`~sklearn.exceptions.ConvergenceWarning` when
+        ``max_iter`` is reached (separable data has no finite optimum).
+
+    Returns
+    -------
+    LogisticFit
+    """
+    design = np.asfortranarray(design)  # column access for X^T v and X^T W X
+    d = design.shape[1]
+    coef = np.zeros(d) if coef_init is None else np.asarray(coef_init, dtype=float).copy()
+    value, eta = _objective(design, coef, targets, weights, penalty)
+    converged = False
+    hessian = np.eye(d)
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is reported)
+        p = expit(eta)
+        grad = design.T @ (weights * (p - targets))
+        curvature = weights * p * (1.0 - p)
+        hessian = design.T @ (design * curvature[:, None])
+        if penalty is not None:
+            grad += penalty @ coef
+            hessian += penalty
+        step = _solve(hessian, grad)
+        decrement = 0.5 * float(grad @ step)
+        if not np.isfinite(decrement):
+            break
+        if decrement <= tol * max(1.0, abs(value)):
+            converged = True
+            break
+        scale = 1.0
+        while True:
+            candidate = coef - scale * step
+            cand_value, cand_eta = _objective(design, candidate, targets, weights, penalty)
+            if cand_value <= value - 1e-4 * scale * decrement or scale < 1e-10:
+                break
+            scale *= 0.5
+        if cand_value > value:  # no decrease possible at machine precision
+            converged = True
+            break
+        coef, value, eta = candidate, cand_value, cand_eta
+    if not converged and warn:
+        warnings.warn(
+            f"logistic fit did not converge in {max_iter} Newton iterations; the data may be "
+            "perfectly separable (no finite maximum-likelihood estimate exists). Consider "
+            "Platt's target smoothing or more calibration data.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return LogisticFit(coef=coef, loss=value, hessian=hessian, n_iter=n_iter, converged=converged)
+
+
+def _solve(hessian: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    try:
+        factor = linalg.cho_factor(hessian, check_finite=False)
+        step = linalg.cho_solve(factor, grad, check_finite=False)
+        if np.all(np.isfinite(step)):
+            return step
+    except linalg.LinAlgError:
+        pass
+    return np.linalg.lstsq(hessian, grad, rcond=None)[0]
+
+
+def check_clip(clip: Any) -> float | None:
+    """Validate a ``clip`` parameter: ``None`` or a float in (0, 0.5)."""
+    if clip is None:
+        return None
+    if isinstance(clip, bool) or not isinstance(clip, Real) or not 0.0 < float(clip) < 0.5:
+        raise ValueError(
+            f"`clip` must be None or a float in (0, 0.5), e.g. 1e-12; got {clip!r}."
+        )
+    return float(clip)
+
+
+def open_unit_scores(scores: np.ndarray, clip: float | None, owner: str) -> np.ndarray:
+    """Scores on the open interval (0, 1), as needed by ``log s`` and ``logit(s)``.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n,)
+        Validated scores in [0, 1].
+    clip : float or None
+        ``None``: a score of exactly 0 or 1 raises, since its logit is infinite.
+        A float ``eps``: scores are clipped to ``[eps, 1 - eps]`` first (the
+        explicit, documented remedy).
+    owner : str
+        Name of the calibrator, for the message.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Raises
+    ------
+    ValueError
+        If ``clip`` is None and a score is exactly 0 or 1.
+    """
+    if clip is not None:
+        return np.clip(scores, clip, 1.0 - clip)
+    bad = (scores <= 0.0) | (scores >= 1.0)
+    if bad.any():
+        raise ValueError(
+            f"`scores` must lie strictly inside (0, 1) for {owner}, whose features are "
+            f"log-transformed scores; {describe_bad_values(scores, bad)} are exactly 0 or 1. "
+            "Pass clip=1e-12 (or another small eps) to clip scores to [eps, 1 - eps]."
+        )
+    return scores
+

@@ -1,0 +1,162 @@
+"""Beta calibration (Kull, Silva Filho & Flach 2017)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import expit
+
+from bayescal.calibration._logistic import (
+    check_clip,
+    fit_logistic,
+    intercept_design,
+    open_unit_scores,
+)
+from bayescal.calibration.base import BinaryCalibrator
+from bayescal.validation import check_choice, check_positive_int
+
+__all__ = ["BetaCalibrator", "BETA_PARAMETERS"]
+
+#: Values accepted by ``parameters``.
+BETA_PARAMETERS = ("abm", "am", "ab")
+
+
+def _midpoint(a: float, b: float, c: float) -> float:
+    """Score ``m`` where the map crosses 1/2: ``a ln m - b ln(1 - m) + c = 0``."""
+
+    def g(z: float) -> float:  # on the logit scale of m, for a well-bracketed root
+        return a * -np.logaddexp(0.0, -z) - b * -np.logaddexp(0.0, z) + c
+
+    lo, hi = -745.0, 745.0
+    glo, ghi = g(lo), g(hi)
+    if not (np.isfinite(glo) and np.isfinite(ghi)) or glo * ghi > 0:
+        return float("nan")
+    return float(expit(brentq(g, lo, hi, xtol=1e-14, rtol=1e-15)))
+
+
+class BetaCalibrator(BinaryCalibrator):
+    """Beta calibration: logistic regression on ``ln s`` and ``-ln(1 - s)``.
+
+    Parameters
+    ----------
+    parameters : {"abm", "am", "ab"}, default="abm"
+        ``"abm"``: the full three-parameter family; ``"am"``: ``a = b`` (a
+        logistic fit on ``logit(s)``, i.e. Platt with logit); ``"ab"``: the
+        midpoint fixed at ``m = 1/2``.
+    clip : float or None, default=None
+        ``None``: a score of exactly 0 or 1 (whose log is infinite) raises a
+        ``ValueError`` in ``fit`` and ``predict_proba``. A float ``eps`` in
+        (0, 0.5): scores are clipped to ``[eps, 1 - eps]`` first (the
+        ``betacal`` package always clips at machine epsilon).
+    max_iter : int, default=100
+        Most Newton iterations per logistic fit.
+
+    Attributes
+    ----------
+    a_, b_ : float
+        Shape parameters (``a_ = b_`` for ``"am"``); both are >= 0 for
+        ``"abm"``.
+    c_ : float
+        Intercept of the linear predictor.
+    m_ : float
+        Midpoint: the score mapped to 1/2 (always 1/2 for ``"ab"``; NaN when
+        the map never crosses 1/2, e.g. a constant map with ``a_ = b_ = 0``).
+    classes_ : ndarray of shape (2,)
+        ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        Single-class targets, bad scores or lengths; a score of 0 or 1 with
+        ``clip=None``.
+
+    Notes
+    -----
+    The map (Kull et al. 2017, Eq. 5) is
+
+    .. math:: \\mu(s; a, b, c) = \\sigma\\left(a \\ln s - b \\ln(1 - s) + c\\right),
+              \\qquad c = b \\ln(1 - m) - a \\ln m,
+
+    fitted as a weighted logistic regression on the features ``ln s`` and
+    ``-ln(1 - s)`` (``"abm"``); ``"am"`` regresses on ``ln(s / (1 - s))``
+    with an intercept, ``"ab"`` on ``ln 2s`` and ``ln 2(1 - s)`` without one
+    (as the authors' ``betacal`` package). Weights and fractional targets enter
+    the weighted log-loss directly. The fit is the exact maximum-likelihood
+    estimate by Newton's method (``betacal`` uses scikit-learn's
+    ``LogisticRegression`` with ``C=1e11`` and its default tolerance).
+
+    **Constraint** (``"abm"``, Section 3.3 of the paper): the map is monotone
+    non-decreasing only if ``a, b >= 0``. If the fit gives ``a < 0`` it is
+    refitted on ``-ln(1 - s)`` alone with ``a = 0``; else if ``b < 0`` on
+    ``ln s`` alone with ``b = 0``. If that single remaining coefficient is
+    negative too, the intercept-only model is used (``a = b = 0``, the map is
+    the base rate); ``betacal`` would keep the negative coefficient.
+
+    References
+    ----------
+    Kull, M., Silva Filho, T. & Flach, P. (2017). Beta calibration: a
+    well-founded and easily implemented improvement on logistic calibration
+    for binary classifiers. *AISTATS*, PMLR 54, 623-631.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> s = rng.uniform(0.01, 0.99, size=400)
+    >>> y = (rng.uniform(size=400) < s).astype(int)
+    >>> cal = BetaCalibrator().fit(s, y)
+    >>> bool(cal.a_ >= 0 and cal.b_ >= 0)
+    True
+    """
+
+    def __init__(
+        self, *, parameters: str = "abm", clip: float | None = None, max_iter: int = 100
+    ) -> None:
+        self.parameters = parameters
+        self.clip = clip
+        self.max_iter = max_iter
+
+    def _logs(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = open_unit_scores(scores, self.clip, type(self).__name__)
+        return np.log(s), -np.log1p(-s)
+
+    def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
+        check_choice(self.parameters, "parameters", BETA_PARAMETERS)
+        check_clip(self.clip)
+        max_iter = check_positive_int(self.max_iter, "max_iter")
+        log_s, neg_log_1ms = self._logs(scores)
+
+        def fit(*columns: np.ndarray, intercept: bool = True) -> np.ndarray:
+            design = intercept_design(*columns)
+            if not intercept:
+                design = design[:, 1:]
+            return fit_logistic(design, targets, weights, max_iter=max_iter).coef
+
+        if self.parameters == "abm":
+            c, a, b = fit(log_s, neg_log_1ms)
+            if a < 0:
+                c, b = fit(neg_log_1ms)
+                a = 0.0
+            elif b < 0:
+                c, a = fit(log_s)
+                b = 0.0
+            if a < 0 or b < 0:
+                (c,) = self._intercept_only(targets, weights)
+                a = b = 0.0
+        elif self.parameters == "am":
+            c, a = fit(log_s + neg_log_1ms)
+            b = a
+        else:  # "ab": logit = a ln(2s) - b ln(2(1 - s)), no intercept (betacal)
+            a, b = fit(log_s + np.log(2.0), neg_log_1ms - np.log(2.0), intercept=False)
+            c = np.log(2.0) * (a - b)
+        self.a_, self.b_, self.c_ = float(a), float(b), float(c)
+        self.m_ = 0.5 if self.parameters == "ab" else _midpoint(self.a_, self.b_, self.c_)
+
+    @staticmethod
+    def _intercept_only(targets: np.ndarray, weights: np.ndarray) -> tuple[float]:
+        rate = float(np.dot(weights, targets) / np.sum(weights))
+        return (float(np.log(rate) - np.log1p(-rate)),)
+
+    def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
+        log_s, neg_log_1ms = self._logs(scores)
+        return expit(self.a_ * log_s + self.b_ * neg_log_1ms + self.c_)

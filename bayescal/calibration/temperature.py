@@ -1,0 +1,264 @@
+"""Temperature scaling of multi-class logits (Guo et al. 2017)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from bayescal.validation import (
+    check_choice,
+    check_consistent_length,
+    check_labels,
+    check_matrix,
+    check_n_classes_present,
+    check_positive_int,
+    check_probability_matrix,
+    check_sample_weight,
+)
+
+__all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]
+
+#: Values accepted by ``input``.
+TEMPERATURE_INPUTS = ("logits", "probabilities")
+
+
+def _tempered(logits: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``softmax(beta z)``, its log-normaliser, and ``z`` with ``-inf`` set to 0."""
+    finite = np.isfinite(logits)
+    z = logits if finite.all() else np.where(finite, logits, 0.0)
+    scaled = np.where(finite, beta * z, -np.inf)
+    top = scaled.max(axis=1, keepdims=True)
+    expd = np.exp(scaled - top)
+    total = expd.sum(axis=1, keepdims=True)
+    return expd / total, (np.log(total) + top)[:, 0], z
+
+
+def tempered_softmax(logits: np.ndarray, inverse_temperature: float) -> np.ndarray:
+    """Row-wise ``softmax(beta * z)``; a ``-inf`` logit gets probability 0.
+
+    Parameters
+    ----------
+    logits : ndarray of shape (n, K)
+        Logits (``-inf`` allowed where a probability was 0).
+    inverse_temperature : float
+        ``beta = 1 / T`` >= 0; ``beta = 0`` gives the uniform distribution
+        over the finite entries.
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    return _tempered(logits, inverse_temperature)[0]
+
+
+def temperature_nll(
+    logits: np.ndarray, labels: np.ndarray, weights: np.ndarray, inverse_temperature: float
+) -> tuple[float, float, float]:
+    """Weighted NLL of ``softmax(beta z)`` and its first two derivatives in ``beta``.
+
+    .. math::
+
+        f(\\beta) = \\sum_i w_i\\left[-\\beta z_{i y_i} + \\log\\sum_k e^{\\beta z_{ik}}\\right],
+        \\quad f' = \\sum_i w_i (E_{p_i}[z_i] - z_{i y_i}),
+        \\quad f'' = \\sum_i w_i \\operatorname{Var}_{p_i}[z_i] \\ge 0,
+
+    so ``f`` is convex in ``beta``.
+
+    Parameters
+    ----------
+    logits : ndarray of shape (n, K)
+        Logits (``-inf`` allowed except at the true class).
+    labels : ndarray of shape (n,)
+        Integer labels.
+    weights : ndarray of shape (n,)
+        Sample weights.
+    inverse_temperature : float
+        ``beta``.
+
+    Returns
+    -------
+    nll, d_nll, d2_nll : float
+    """
+    p, log_norm, z = _tempered(logits, inverse_temperature)
+    z_true = z[np.arange(z.shape[0]), labels]
+    mean = np.sum(p * z, axis=1)
+    var = np.sum(p * (z - mean[:, None]) ** 2, axis=1)
+    nll = float(np.dot(weights, log_norm - inverse_temperature * z_true))
+    return nll, float(np.dot(weights, mean - z_true)), float(np.dot(weights, var))
+
+
+class TemperatureScaling(ClassifierMixin, BaseEstimator):
+    """Temperature scaling: multi-class probabilities ``softmax(z / T)``.
+
+    Parameters
+    ----------
+    input : {"logits", "probabilities"}, default="logits"
+        What ``X`` holds: logits (any finite reals), or class probabilities
+        (rows in the simplex), whose logs are used as logits (a probability of
+        0 is a logit of ``-inf`` and stays 0 at every temperature).
+    max_iter : int, default=100
+        Most safeguarded Newton iterations.
+
+    Attributes
+    ----------
+    temperature_ : float
+        The NLL-optimal temperature ``T > 0`` (``inf`` when the scores carry no
+        information about the labels, see Notes).
+    n_iter_ : int
+        Iterations used.
+    classes_ : ndarray of shape (K,)
+        ``0 .. K-1``.
+    n_features_in_ : int
+        ``K``.
+
+    Raises
+    ------
+    ValueError
+        Labels outside ``0 .. K-1``, a single class, non-finite logits, rows of
+        probabilities not summing to one, or a true class with probability 0
+        (its NLL is infinite at every temperature).
+
+    Notes
+    -----
+    With ``beta = 1 / T`` the weighted negative log-likelihood
+    ``f(beta) = sum_i w_i [-beta z_{i,y_i} + log sum_k exp(beta z_ik)]`` is
+    convex (its second derivative is a weighted sum of variances, see
+    :func:`temperature_nll`), so the exact optimum solves ``f'(beta) = 0``;
+    it is found by Newton's method safeguarded by bisection inside a bracket.
+    If ``f'(0) >= 0`` the optimum is ``beta = 0``: ``temperature_`` is ``inf``
+    and every prediction is uniform (a ``UserWarning`` says so). If ``f'`` stays
+    negative up to ``beta = 1e12`` (labels perfectly separated by the arg-max)
+    the search stops there with a ``ConvergenceWarning``. Sample weights
+    multiply each sample's NLL term. Labels are integer classes; fractional
+    targets do not apply to this multi-class calibrator.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of
+    modern neural networks. *ICML*, PMLR 70, 1321-1330.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(300, 3)) * 3
+    >>> p = np.exp(z / 2) / np.exp(z / 2).sum(axis=1, keepdims=True)
+    >>> y = np.array([rng.choice(3, p=row) for row in p])
+    >>> ts = TemperatureScaling().fit(z, y)
+    >>> ts.predict_proba(z).shape
+    (300, 3)
+    """
+
+    def __init__(self, *, input: str = "logits", max_iter: int = 100) -> None:
+        self.input = input
+        self.max_iter = max_iter
+
+    def _logits(self, X: Any, n_classes: int | None = None) -> np.ndarray:
+        check_choice(self.input, "input", TEMPERATURE_INPUTS)
+        if self.input == "logits":
+            z = check_matrix(X, "X")
+            if z.shape[1] < 2:
+                raise ValueError(f"`X` must have at least 2 columns (one per class); got {z.shape}.")
+            if n_classes is not None and z.shape[1] != n_classes:
+                raise ValueError(
+                    f"`X` has {z.shape[1]} columns but the calibrator was fitted on {n_classes}."
+                )
+            return z
+        p = check_probability_matrix(X, "X", n_classes=n_classes)
+        with np.errstate(divide="ignore"):
+            return np.log(p)
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TemperatureScaling:
+        """Find the NLL-optimal temperature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, K)
+            Logits or probabilities (see ``input``).
+        y : array-like of shape (n,)
+            Integer labels ``0 .. K-1``.
+        sample_weight : array-like of shape (n,), optional
+            Non-negative weights.
+
+        Returns
+        -------
+        self
+        """
+        z = self._logits(X)
+        n, k = z.shape
+        labels = check_labels(y, "y", n_classes=k)
+        check_consistent_length(X=z, y=labels)
+        check_n_classes_present(labels, "y")
+        w = check_sample_weight(sample_weight, n)
+        true_finite = np.isfinite(z[np.arange(n), labels])
+        if not true_finite.all():
+            rows = np.flatnonzero(~true_finite)
+            raise ValueError(
+                f"`X` gives probability 0 to the true class in {rows.size} rows (first: "
+                f"{rows[:3].tolist()}); their NLL is infinite at every temperature. Smooth the "
+                "probabilities first, e.g. (p + eps) / (1 + K * eps)."
+            )
+        beta, n_iter = self._optimise(z, labels, w)
+        self.temperature_ = float(np.inf) if beta == 0.0 else float(1.0 / beta)
+        self.n_iter_ = n_iter
+        self.classes_ = np.arange(k)
+        self.n_features_in_ = k
+        return self
+
+    def _optimise(self, z: np.ndarray, labels: np.ndarray, w: np.ndarray) -> tuple[float, int]:
+        max_iter = check_positive_int(self.max_iter, "max_iter")
+        _, g0, _ = temperature_nll(z, labels, w, 0.0)
+        if g0 >= 0:
+            warnings.warn(
+                "the NLL is smallest at infinite temperature: the scores carry no information "
+                "about the labels (or point the wrong way); predictions will be uniform.",
+                UserWarning,
+                stacklevel=3,
+            )
+            return 0.0, 0
+        lo, hi = 0.0, 1.0
+        _, g_hi, _ = temperature_nll(z, labels, w, hi)
+        while g_hi < 0 and hi < 1e12:
+            lo, hi = hi, hi * 10.0
+            _, g_hi, _ = temperature_nll(z, labels, w, hi)
+        if g_hi < 0:
+            warnings.warn(
+                "the NLL keeps decreasing as the temperature goes to 0 (the arg-max separates "
+                "the labels perfectly); stopping at T = 1e-12.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+            return hi, 0
+        beta = 0.5 * (lo + hi) if lo > 0 else min(1.0, hi)
+        for n_iter in range(1, max_iter + 1):
+            _, g, h = temperature_nll(z, labels, w, beta)
+            if g < 0:
+                lo = beta
+            else:
+                hi = beta
+            if abs(g) <= 1e-12 * max(1.0, float(np.sum(w))) or hi - lo <= 1e-15 * hi:
+                return beta, n_iter
+            newton = beta - g / h if h > 0 else np.nan
+            beta = newton if lo < newton < hi else 0.5 * (lo + hi)
+        warnings.warn(
+            f"temperature search did not converge in {max_iter} iterations.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+        return beta, max_iter
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Calibrated probabilities ``softmax(z / T)``, shape ``(n, K)``."""
+        check_is_fitted(self, "temperature_")
+        z = self._logits(X, self.n_features_in_)
+        beta = 0.0 if np.isinf(self.temperature_) else 1.0 / self.temperature_
+        return tempered_softmax(z, beta)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class with the largest calibrated probability."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
