@@ -1,0 +1,212 @@
+"""Computing the cells of one task: a classifier on one fold, every scenario.
+
+A *cell* is (dataset, classifier, scenario, repeat, fold). The unit of work
+sent to a worker is a :class:`Task` — (dataset, classifier, repeat, fold)
+plus the scenarios still to compute — so that the scenarios of a fold share
+one classifier fit (:mod:`bayescal.study.sharing`). A task returns one
+:class:`CellResult` per scenario; the runner writes each to the store at once.
+
+A scenario that raises is recorded as a failed cell (NaN values, the error
+text kept in the store and reported by the runner) instead of stopping the
+study; failures are deterministic, so a resumed run does not retry them.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bayescal.study.data import PreparedData
+from bayescal.study.imports import build_estimator
+from bayescal.study.scoring import LABEL_METRICS, label_metrics, truth_metrics
+from bayescal.study.seeds import CLASSIFIER, SCENARIO, derive_seed
+from bayescal.study.sharing import FitCache, SharedFitClassifier
+from bayescal.study.spec import CALIBRATED_CLASSIFIER, ScenarioSpec, Spec
+
+__all__ = ["DIAGNOSTICS", "TIMINGS", "CellResult", "Task", "run_task"]
+
+#: Posterior diagnostics recorded per cell (NaN where not Bayesian).
+DIAGNOSTICS = ("rhat_max", "ess_bulk_min", "divergences")
+#: Wall-clock measurements per cell (differ between runs by nature).
+TIMINGS = ("fit_seconds", "predict_seconds")
+
+
+@dataclass(frozen=True)
+class Task:
+    """A classifier on one fold of one dataset, with the scenarios to compute."""
+
+    dataset: int
+    classifier: int
+    repeat: int
+    fold: int
+    scenarios: tuple[int, ...]
+
+
+@dataclass
+class CellResult:
+    """The outcome of one cell.
+
+    Attributes
+    ----------
+    key : tuple of int
+        (dataset, classifier, scenario, repeat, fold) indices in the spec.
+    test_index : ndarray of int
+        Rows of the dataset predicted in this cell.
+    proba : ndarray (n_test, K)
+        Predicted probabilities (NaN if the cell failed).
+    interval : ndarray (n_test, K, 2) or None
+        Credible interval of each probability where the model has one.
+    values : dict of str to float
+        Metrics, timings and posterior diagnostics.
+    error : str
+        Empty, or the error that made the cell fail.
+    """
+
+    key: tuple[int, int, int, int, int]
+    test_index: np.ndarray
+    proba: np.ndarray
+    interval: np.ndarray | None = None
+    values: dict[str, float] = field(default_factory=dict)
+    error: str = ""
+
+
+def _with_seed(estimator: Any, seed: int, given: set[str]) -> Any:
+    if "random_state" in estimator.get_params(deep=False) and "random_state" not in given:
+        estimator.set_params(random_state=seed)
+    return estimator
+
+
+def _classifier(spec: Spec, task: Task, scenario: ScenarioSpec) -> Any:
+    cspec = spec.classifiers[task.classifier].estimator
+    params = dict(scenario.classifier_params)
+    est = build_estimator(cspec, spec.allow_modules, **params)
+    seed = derive_seed(spec.seed, CLASSIFIER, task.dataset, task.classifier, task.repeat,
+                       task.fold)
+    return _with_seed(est, seed, {k for k, _ in cspec.params} | set(params))
+
+
+def build_model(spec: Spec, task: Task, s: int, cache: FitCache | None) -> Any:
+    """The unfitted model of scenario ``s`` in ``task`` (raw: the classifier).
+
+    The classifier's ``random_state`` (when it has one and the spec does not
+    fix it) is derived from (dataset, classifier, repeat, fold) — the same for
+    every scenario, which is what lets them share a fit; the scenario's own
+    randomness (calibration split, DG/DGG resampling, calibrator) from
+    (dataset, classifier, scenario, repeat, fold).
+    """
+    scenario = spec.scenarios[s]
+    clf = _classifier(spec, task, scenario)
+    if scenario.kind == "raw":
+        return SharedFitClassifier(estimator=clf, cache=cache)
+    seed = derive_seed(spec.seed, SCENARIO, task.dataset, task.classifier, s, task.repeat,
+                       task.fold)
+    shared = SharedFitClassifier(estimator=clf, cache=cache)
+    if scenario.kind == "wrapper":
+        assert scenario.wrapper is not None
+        model = build_estimator(scenario.wrapper, spec.allow_modules, estimator=shared)
+        return _with_seed(model, seed, {k for k, _ in scenario.wrapper.params})
+    assert scenario.calibrator is not None or scenario.kind == "internal"
+    from bayescal.study.imports import EstimatorSpec
+
+    params: dict[str, Any] = {"estimator": shared, "scenario": scenario.kind}
+    if scenario.calibrator is not None:
+        cal = build_estimator(scenario.calibrator, spec.allow_modules)
+        params["calibrator"] = _with_seed(cal, seed, {k for k, _ in scenario.calibrator.params})
+    model = build_estimator(EstimatorSpec(CALIBRATED_CLASSIFIER, scenario.params),
+                            spec.allow_modules, **params)
+    return _with_seed(model, seed, {k for k, _ in scenario.params})
+
+
+def _find_diagnostics(model: Any, depth: int = 4) -> dict[str, Any] | None:
+    """``diagnostics_`` of the model or of the classifier it wraps."""
+    seen: list[Any] = [model]
+    for _ in range(depth):
+        nxt = []
+        for obj in seen:
+            diag = obj.__dict__.get("diagnostics_") if hasattr(obj, "__dict__") else None
+            if isinstance(diag, dict):
+                return diag
+            for name in ("estimator_", "classifier_", "base_estimator_", "estimator"):
+                inner = obj.__dict__.get(name) if hasattr(obj, "__dict__") else None
+                if inner is not None:
+                    nxt.append(inner)
+        seen = nxt
+    return None
+
+
+def _aligned(proba: np.ndarray, classes: np.ndarray, n_classes: int) -> np.ndarray:
+    """Columns for codes ``0..K-1`` (zeros for a class absent from training)."""
+    proba = np.asarray(proba, dtype=float)
+    classes = np.asarray(classes)
+    if proba.shape[1] == n_classes and np.array_equal(classes, np.arange(n_classes)):
+        return proba
+    out = np.zeros((proba.shape[0], n_classes))
+    out[:, classes.astype(int)] = proba
+    return out
+
+
+def _one_cell(spec: Spec, task: Task, s: int, data: PreparedData, train: np.ndarray,
+              test: np.ndarray, cache: FitCache) -> CellResult:
+    key = (task.dataset, task.classifier, s, task.repeat, task.fold)
+    K = data.n_classes
+    values = {name: np.nan for name in (*TIMINGS, *DIAGNOSTICS)}
+    try:
+        model = build_model(spec, task, s, cache)
+        cache.reset_borrowed()
+        start = time.perf_counter()
+        model.fit(data.X[train], data.y[train])
+        values["fit_seconds"] = time.perf_counter() - start + cache.borrowed_seconds
+        start = time.perf_counter()
+        proba = _aligned(model.predict_proba(data.X[test]), model.classes_, K)
+        interval = None
+        inner = model.estimator_ if isinstance(model, SharedFitClassifier) else model
+        if hasattr(inner, "predict_interval"):
+            interval = np.asarray(inner.predict_interval(data.X[test],
+                                                         prob=spec.metrics.probe_interval))
+        values["predict_seconds"] = time.perf_counter() - start
+    except Exception as exc:  # recorded per cell, reported by the runner
+        detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        nan = np.full((len(test), K), np.nan)
+        return CellResult(key, test, nan, None, values, error=detail)
+    diag = _find_diagnostics(model)
+    if diag is not None:
+        for name in DIAGNOSTICS:
+            values[name] = float(diag.get(name, np.nan))
+    y_test = data.y[test]
+    names = tuple(n for n in spec.metrics.names if n in LABEL_METRICS)
+    values.update(label_metrics(y_test, proba, names, spec.metrics.ece_bins))
+    if data.p_true is not None and K == 2:
+        values.update(truth_metrics(data.p_true[test], proba))
+    return CellResult(key, test, proba, interval, values)
+
+
+def run_task(spec: Spec, task: Task, data: PreparedData, train: np.ndarray, test: np.ndarray,
+             blas_threads: int | None = None) -> list[CellResult]:
+    """Compute every requested scenario of ``task``.
+
+    Parameters
+    ----------
+    spec : Spec
+    task : Task
+    data : PreparedData
+        The task's dataset.
+    train, test : ndarray of int
+        The fold's row indices.
+    blas_threads : int or None, default=None
+        BLAS threads allowed in this task (1 in parallel workers, so that
+        workers do not oversubscribe the cores); None leaves them alone.
+
+    Returns
+    -------
+    list of CellResult
+        One per scenario of ``task.scenarios``, in that order.
+    """
+    from bayescal.threads import limit_blas_threads
+
+    cache = FitCache(data.X[train], data.y[train])
+    with limit_blas_threads(blas_threads):
+        return [_one_cell(spec, task, s, data, train, test, cache) for s in task.scenarios]

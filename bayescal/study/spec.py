@@ -1,0 +1,577 @@
+"""Study specs: a TOML file parsed into a frozen dataclass tree.
+
+A spec names the datasets, classifiers, calibration scenarios, protocol,
+metrics and significance tests of one reproducible study (``DESIGN.md``,
+"Studies"). :func:`load_spec` checks it completely before any work starts:
+structure, every key, every value, every dotted path (imported only from the
+allow-list of :mod:`bayescal.study.imports`) and every constructor parameter.
+A wrong spec raises :class:`SpecError` naming the file, the key and the reason.
+
+The format, with every section (see ``models/quickstart.toml``)::
+
+    [study]
+    name = "quickstart"        # label of the study
+    seed = 20240601            # every random step derives from it
+    description = "..."        # optional
+    allow_modules = []         # extra packages estimators may come from
+    data_dir = "../data"       # optional; relative to the spec file
+
+    [protocol]
+    kind = "kfold"             # kfold | repeated_kfold | cv5x2 | mccv | holdout
+    n_splits = 5               # kfold, repeated_kfold
+    n_repeats = 3              # repeated_kfold, mccv
+    test_fraction = 0.3        # mccv, holdout
+    stratified = true
+
+    [datasets.<name>]          # one table per dataset
+    source = "breast_cancer"   # a load_dataset name or a file path ...
+    generator = "bayescal.datasets.make_thesis_synthetic"   # ... or a generator
+    params = { n_per_class = 100 }                         # generator arguments
+    classes = [15, 17]         # keep only these classes (original labels)
+    positive = [2, 3]          # binarise: these labels -> 1, the rest -> 0
+    drop_features = ["BI_RADS"]
+    dropna = true              # drop rows with a missing value
+    max_samples = 500          # stratified subsample (seeded)
+
+    [classifiers.<name>]
+    class = "sklearn.ensemble.RandomForestClassifier"
+    params = { n_estimators = 100 }
+
+    [scenarios.<name>]
+    kind = "dgg"               # raw|split|full|dg|dgg|cv|oob|internal|wrapper
+    calibrator = { class = "bayescal.calibration.ENIRCalibrator" }
+    params = { group_size = 100 }          # CalibratedClassifier arguments
+    classifiers = ["rf"]                   # optional: only these classifiers
+    classifier_params = { oob_score = true }  # optional overrides
+    wrapper = { class = "sklearn.calibration.CalibratedClassifierCV",
+                params = { method = "isotonic" } }   # kind = "wrapper" only
+
+    [metrics]
+    names = ["brier", "log_loss", "ece", "accuracy"]
+    ece_bins = 10
+    probe = "blr"              # reference probe (a classifier name)
+    probe_interval = 0.9
+
+    [tests]
+    names = ["corrected_resampled_ttest"]
+    baseline = "raw"           # a scenario name
+    metrics = ["brier"]
+
+Nested estimators are inline tables with a ``class`` key (and optional
+``params``), e.g. ``calibrator = { class = "bayescal.calibration.OneVsRestCalibrator",
+params = { calibrator = { class = "bayescal.calibration.ENIRCalibrator" } } }``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bayescal.study.data import check_dataset_source
+from bayescal.study.imports import (
+    DEFAULT_ALLOWED_MODULES,
+    EstimatorSpec,
+    check_estimator_class,
+    resolve_dotted,
+)
+from bayescal.study.scoring import METRICS
+
+__all__ = [
+    "CALIBRATED_CLASSIFIER",
+    "ClassifierSpec",
+    "DatasetSpec",
+    "MetricsSpec",
+    "ProtocolSpec",
+    "ScenarioSpec",
+    "Spec",
+    "SpecError",
+    "TestsSpec",
+    "load_spec",
+    "parse_spec",
+]
+
+#: The meta-estimator that runs every calibration scenario except ``raw`` and ``wrapper``.
+CALIBRATED_CLASSIFIER = "bayescal.calibration.CalibratedClassifier"
+
+SCENARIO_KINDS = ("raw", "split", "full", "dg", "dgg", "cv", "oob", "internal", "wrapper")
+PROTOCOL_KINDS = ("kfold", "repeated_kfold", "cv5x2", "mccv", "holdout")
+SIGNIFICANCE_TESTS = (
+    "paired_ttest_5x2cv",
+    "combined_ftest_5x2cv",
+    "mcnemar",
+    "cv_ttest",
+    "corrected_resampled_ttest",
+)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+class SpecError(ValueError):
+    """A study spec is wrong; says the file, the key and the reason.
+
+    Attributes
+    ----------
+    file, key, reason : str
+    """
+
+    def __init__(self, file: str | Path, key: str, reason: str) -> None:
+        self.file, self.key, self.reason = str(file), key, reason
+        super().__init__(f"{file}: {key}: {reason}")
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """Resampling protocol; see :func:`bayescal.study.protocol.make_splits`."""
+
+    kind: str = "kfold"
+    n_splits: int = 10
+    n_repeats: int = 1
+    test_fraction: float = 0.3
+    stratified: bool = True
+
+    @property
+    def repeats(self) -> int:
+        """Number of repeats (the ``repeat`` dimension)."""
+        return {"kfold": 1, "repeated_kfold": self.n_repeats, "cv5x2": 5,
+                "mccv": self.n_repeats, "holdout": 1}[self.kind]
+
+    @property
+    def folds(self) -> int:
+        """Number of folds per repeat (the ``fold`` dimension)."""
+        return {"kfold": self.n_splits, "repeated_kfold": self.n_splits, "cv5x2": 2,
+                "mccv": 1, "holdout": 1}[self.kind]
+
+    @property
+    def has_repeat_dim(self) -> bool:
+        """Whether the cube carries a ``repeat`` dimension."""
+        return self.kind in ("repeated_kfold", "cv5x2", "mccv")
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One dataset of the study and how it is prepared."""
+
+    name: str
+    source: str | None = None
+    generator: str | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    classes: tuple[Any, ...] | None = None
+    positive: tuple[Any, ...] | None = None
+    drop_features: tuple[str, ...] = ()
+    dropna: bool = False
+    max_samples: int | None = None
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """A classifier (scikit-learn estimator or bayescal probe)."""
+
+    name: str
+    estimator: EstimatorSpec
+
+
+@dataclass(frozen=True)
+class ScenarioSpec:
+    """A calibration scenario: a calibrator and how its data is obtained."""
+
+    name: str
+    kind: str
+    calibrator: EstimatorSpec | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    wrapper: EstimatorSpec | None = None
+    classifiers: tuple[str, ...] | None = None
+    classifier_params: tuple[tuple[str, Any], ...] = ()
+
+    def applies_to(self, classifier: str) -> bool:
+        """Whether this scenario runs for ``classifier``."""
+        return self.classifiers is None or classifier in self.classifiers
+
+
+@dataclass(frozen=True)
+class MetricsSpec:
+    """Metrics of every cell and the reference probe."""
+
+    names: tuple[str, ...] = ("brier", "log_loss", "ece", "accuracy")
+    ece_bins: int = 10
+    probe: str | None = None
+    probe_interval: float = 0.9
+
+
+@dataclass(frozen=True)
+class TestsSpec:
+    """Significance tests of the summary tables and their baseline."""
+
+    __test__ = False  # not a pytest class
+
+    names: tuple[str, ...] = ()
+    baseline: str | None = None
+    metrics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed and validated study spec (immutable)."""
+
+    name: str
+    seed: int
+    datasets: tuple[DatasetSpec, ...]
+    classifiers: tuple[ClassifierSpec, ...]
+    scenarios: tuple[ScenarioSpec, ...]
+    protocol: ProtocolSpec
+    metrics: MetricsSpec
+    tests: TestsSpec
+    description: str = ""
+    allow_modules: tuple[str, ...] = DEFAULT_ALLOWED_MODULES
+    data_dir: str | None = None
+    text: str = ""
+    path: str = "<string>"
+
+    @property
+    def hash(self) -> str:
+        """SHA-256 of the spec text (identifies the study in a store)."""
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+    @property
+    def n_cells(self) -> int:
+        """Cells to compute (classifier-restricted scenarios counted once each)."""
+        pairs = sum(s.applies_to(c.name) for c in self.classifiers for s in self.scenarios)
+        return len(self.datasets) * pairs * self.protocol.repeats * self.protocol.folds
+
+
+# --------------------------------------------------------------------- parsing
+
+
+class _Reader:
+    """Walks the TOML tree, raising SpecError with the full key path."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def fail(self, key: str, reason: str) -> SpecError:
+        return SpecError(self.file, key, reason)
+
+    def table(self, value: Any, key: str, allowed: Iterable[str]) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.fail(key, f"expected a table, got {type(value).__name__}")
+        allowed = tuple(allowed)
+        for k in value:
+            if k not in allowed:
+                raise self.fail(f"{key}.{k}" if key else k,
+                                f"unknown key; allowed here: {', '.join(allowed)}")
+        return value
+
+    def typed(self, value: Any, key: str, types: type | tuple[type, ...], what: str) -> Any:
+        if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+            raise self.fail(key, f"expected {what}, got {value!r}")
+        if not isinstance(value, types):
+            raise self.fail(key, f"expected {what}, got {value!r}")
+        return value
+
+    def name(self, value: str, key: str) -> str:
+        if not _NAME.match(value):
+            raise self.fail(key, f"name {value!r} must match {_NAME.pattern} (used in file names)")
+        return value
+
+    def str_list(self, value: Any, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(key, f"expected a list of strings, got {value!r}")
+        return tuple(value)
+
+    def estimator(self, value: Any, key: str) -> EstimatorSpec:
+        if isinstance(value, str):
+            return EstimatorSpec(value)
+        tab = self.table(value, key, ("class", "params"))
+        if "class" not in tab:
+            raise self.fail(f"{key}.class", "missing: the dotted path of the estimator class")
+        path = self.typed(tab["class"], f"{key}.class", str, "a dotted path string")
+        return EstimatorSpec(path, self.params(tab.get("params", {}), f"{key}.params"))
+
+    def params(self, value: Any, key: str) -> tuple[tuple[str, Any], ...]:
+        tab = self.table(value, key, value.keys() if isinstance(value, Mapping) else ())
+        return tuple((k, self.param_value(v, f"{key}.{k}")) for k, v in tab.items())
+
+    def param_value(self, value: Any, key: str) -> Any:
+        if isinstance(value, Mapping) and "class" in value:
+            return self.estimator(value, key)
+        if isinstance(value, list):
+            return tuple(self.param_value(v, f"{key}[{i}]") for i, v in enumerate(value))
+        if isinstance(value, Mapping):
+            return {k: self.param_value(v, f"{key}.{k}") for k, v in value.items()}
+        return value
+
+
+def _parse_protocol(r: _Reader, raw: Any) -> ProtocolSpec:
+    per_kind = {
+        "kfold": ("n_splits", "stratified"),
+        "repeated_kfold": ("n_splits", "n_repeats", "stratified"),
+        "cv5x2": ("stratified",),
+        "mccv": ("n_repeats", "test_fraction", "stratified"),
+        "holdout": ("test_fraction", "stratified"),
+    }
+    if not isinstance(raw, Mapping):
+        raise r.fail("protocol", "expected a table")
+    kind = raw.get("kind", "kfold")
+    if kind not in PROTOCOL_KINDS:
+        raise r.fail("protocol.kind", f"unknown protocol {kind!r}; choose one of {PROTOCOL_KINDS}")
+    tab = r.table(raw, "protocol", ("kind", *per_kind[kind]))
+    out: dict[str, Any] = {"kind": kind}
+    for k in ("n_splits", "n_repeats"):
+        if k in tab:
+            v = r.typed(tab[k], f"protocol.{k}", int, "an integer")
+            if v < (2 if k == "n_splits" else 1):
+                raise r.fail(f"protocol.{k}", f"must be >= {2 if k == 'n_splits' else 1}, got {v}")
+            out[k] = v
+    if "test_fraction" in tab:
+        v = r.typed(tab["test_fraction"], "protocol.test_fraction", (int, float), "a number")
+        if not 0 < v < 1:
+            raise r.fail("protocol.test_fraction", f"must lie in (0, 1), got {v}")
+        out["test_fraction"] = float(v)
+    if "stratified" in tab:
+        out["stratified"] = r.typed(tab["stratified"], "protocol.stratified", bool, "true/false")
+    return ProtocolSpec(**out)
+
+
+def _parse_dataset(r: _Reader, name: str, raw: Any, data_dir: str | None,
+                   allowed: tuple[str, ...]) -> DatasetSpec:
+    key = f"datasets.{name}"
+    tab = r.table(raw, key, ("source", "generator", "params", "classes", "positive",
+                             "drop_features", "dropna", "max_samples"))
+    if ("source" in tab) == ("generator" in tab):
+        raise r.fail(key, "give exactly one of 'source' (a dataset name or file) or 'generator'")
+    out: dict[str, Any] = {"name": name}
+    if "source" in tab:
+        src = r.typed(tab["source"], f"{key}.source", str, "a dataset name or file path")
+        if "params" in tab:
+            raise r.fail(f"{key}.params", "only a generator takes params")
+        try:
+            check_dataset_source(src, data_dir)
+        except ValueError as exc:
+            raise r.fail(f"{key}.source", str(exc)) from None
+        out["source"] = src
+    else:
+        path = r.typed(tab["generator"], f"{key}.generator", str, "a dotted path")
+        try:
+            func = resolve_dotted(path, allowed)
+        except ValueError as exc:
+            raise r.fail(f"{key}.generator", str(exc)) from None
+        if not callable(func):
+            raise r.fail(f"{key}.generator", f"{path!r} is not callable")
+        out["generator"] = path
+        out["params"] = r.params(tab.get("params", {}), f"{key}.params")
+    for k in ("classes", "positive"):
+        if k in tab:
+            v = tab[k]
+            if not isinstance(v, list) or not v or not all(
+                    isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
+                raise r.fail(f"{key}.{k}", f"expected a non-empty list of labels, got {v!r}")
+            out[k] = tuple(v)
+    if "drop_features" in tab:
+        out["drop_features"] = r.str_list(tab["drop_features"], f"{key}.drop_features")
+    if "dropna" in tab:
+        out["dropna"] = r.typed(tab["dropna"], f"{key}.dropna", bool, "true/false")
+    if "max_samples" in tab:
+        v = r.typed(tab["max_samples"], f"{key}.max_samples", int, "an integer")
+        if v < 10:
+            raise r.fail(f"{key}.max_samples", f"must be >= 10, got {v}")
+        out["max_samples"] = v
+    return DatasetSpec(**out)
+
+
+def _check_estimator(r: _Reader, spec: EstimatorSpec, key: str, allowed: tuple[str, ...]) -> None:
+    try:
+        check_estimator_class(spec, allowed)
+    except ValueError as exc:
+        raise r.fail(key, str(exc)) from None
+
+
+def _parse_scenario(r: _Reader, name: str, raw: Any, classifiers: tuple[str, ...],
+                    allowed: tuple[str, ...]) -> ScenarioSpec:
+    key = f"scenarios.{name}"
+    tab = r.table(raw, key, ("kind", "calibrator", "params", "wrapper", "classifiers",
+                             "classifier_params"))
+    kind = tab.get("kind")
+    if kind not in SCENARIO_KINDS:
+        raise r.fail(f"{key}.kind", f"unknown scenario {kind!r}; choose one of {SCENARIO_KINDS}")
+    out: dict[str, Any] = {"name": name, "kind": kind}
+    needs_calibrator = kind not in ("raw", "internal", "wrapper")
+    if needs_calibrator and "calibrator" not in tab:
+        raise r.fail(f"{key}.calibrator", f"scenario kind {kind!r} needs a calibrator")
+    if not needs_calibrator and "calibrator" in tab:
+        raise r.fail(f"{key}.calibrator", f"scenario kind {kind!r} takes no calibrator")
+    if (kind == "wrapper") != ("wrapper" in tab):
+        raise r.fail(f"{key}.wrapper", "a 'wrapper' table is required exactly when kind = 'wrapper'")
+    if kind == "raw" and "params" in tab:
+        raise r.fail(f"{key}.params", "the raw scenario takes no params")
+    if "calibrator" in tab:
+        out["calibrator"] = r.estimator(tab["calibrator"], f"{key}.calibrator")
+        _check_estimator(r, out["calibrator"], f"{key}.calibrator", allowed)
+    if "wrapper" in tab:
+        out["wrapper"] = r.estimator(tab["wrapper"], f"{key}.wrapper")
+        _check_estimator(r, out["wrapper"], f"{key}.wrapper", allowed)
+    out["params"] = r.params(tab.get("params", {}), f"{key}.params")
+    if kind not in ("raw", "wrapper"):
+        _check_estimator(r, EstimatorSpec(CALIBRATED_CLASSIFIER, out["params"]),
+                         f"{key}.params" if out["params"] else f"{key}.kind", allowed)
+    if "classifiers" in tab:
+        names = r.str_list(tab["classifiers"], f"{key}.classifiers")
+        for c in names:
+            if c not in classifiers:
+                raise r.fail(f"{key}.classifiers", f"unknown classifier {c!r}; known: {classifiers}")
+        out["classifiers"] = names
+    out["classifier_params"] = r.params(tab.get("classifier_params", {}),
+                                        f"{key}.classifier_params")
+    return ScenarioSpec(**out)
+
+
+def _parse_metrics(r: _Reader, raw: Any, classifiers: tuple[str, ...]) -> MetricsSpec:
+    tab = r.table(raw, "metrics", ("names", "ece_bins", "probe", "probe_interval"))
+    out: dict[str, Any] = {}
+    if "names" in tab:
+        names = r.str_list(tab["names"], "metrics.names")
+        for m in names:
+            if m not in METRICS:
+                raise r.fail("metrics.names", f"unknown metric {m!r}; known: {sorted(METRICS)}")
+        out["names"] = names
+    if "ece_bins" in tab:
+        v = r.typed(tab["ece_bins"], "metrics.ece_bins", int, "an integer")
+        if v < 1:
+            raise r.fail("metrics.ece_bins", f"must be >= 1, got {v}")
+        out["ece_bins"] = v
+    if "probe" in tab:
+        p = r.typed(tab["probe"], "metrics.probe", str, "a classifier name")
+        if p not in classifiers:
+            raise r.fail("metrics.probe", f"unknown classifier {p!r}; known: {classifiers}")
+        out["probe"] = p
+    if "probe_interval" in tab:
+        v = r.typed(tab["probe_interval"], "metrics.probe_interval", float, "a number")
+        if not 0 < v < 1:
+            raise r.fail("metrics.probe_interval", f"must lie in (0, 1), got {v}")
+        out["probe_interval"] = v
+    return MetricsSpec(**out)
+
+
+def _parse_tests(r: _Reader, raw: Any, scenarios: tuple[str, ...], metrics: tuple[str, ...],
+                 protocol: ProtocolSpec) -> TestsSpec:
+    tab = r.table(raw, "tests", ("names", "baseline", "metrics"))
+    names = r.str_list(tab.get("names", []), "tests.names")
+    for t in names:
+        if t not in SIGNIFICANCE_TESTS:
+            raise r.fail("tests.names", f"unknown test {t!r}; known: {SIGNIFICANCE_TESTS}")
+        if t.endswith("5x2cv") and protocol.kind != "cv5x2":
+            raise r.fail("tests.names", f"{t!r} needs protocol.kind = 'cv5x2', "
+                                        f"not {protocol.kind!r}")
+    baseline = tab.get("baseline")
+    if names and baseline is None:
+        raise r.fail("tests.baseline", "significance tests need a baseline scenario")
+    if baseline is not None and baseline not in scenarios:
+        raise r.fail("tests.baseline", f"unknown scenario {baseline!r}; known: {scenarios}")
+    tmetrics = r.str_list(tab.get("metrics", list(metrics[:1])), "tests.metrics")
+    for m in tmetrics:
+        if m not in METRICS:
+            raise r.fail("tests.metrics", f"unknown metric {m!r}; known: {sorted(METRICS)}")
+    return TestsSpec(names=names, baseline=baseline, metrics=tmetrics)
+
+
+def _named_tables(r: _Reader, raw: Any, key: str) -> dict[str, Any]:
+    if not isinstance(raw, Mapping) or not raw:
+        raise r.fail(key, f"expected at least one [{key}.<name>] table")
+    for name in raw:
+        r.name(name, f"{key}.{name}")
+    return dict(raw)
+
+
+def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path | None = None,
+               allow_modules: Iterable[str] = ()) -> Spec:
+    """Parse and validate spec text (see :func:`load_spec`)."""
+    r = _Reader(str(path))
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise r.fail("<toml>", f"not valid TOML: {exc}") from None
+    r.table(raw, "", ("study", "protocol", "datasets", "classifiers", "scenarios", "metrics",
+                      "tests"))
+    study = r.table(raw.get("study", {}), "study",
+                    ("name", "seed", "description", "allow_modules", "data_dir"))
+    name = r.name(r.typed(study.get("name", Path(str(path)).stem), "study.name", str, "a string"),
+                  "study.name")
+    if "seed" not in study:
+        raise r.fail("study.seed", "missing: every study needs a seed")
+    seed = r.typed(study["seed"], "study.seed", int, "an integer")
+    if seed < 0:
+        raise r.fail("study.seed", f"must be >= 0, got {seed}")
+    allowed = (*DEFAULT_ALLOWED_MODULES,
+               *r.str_list(study.get("allow_modules", []), "study.allow_modules"),
+               *allow_modules)
+    if data_dir is None and "data_dir" in study:
+        d = Path(r.typed(study["data_dir"], "study.data_dir", str, "a path"))
+        data_dir = d if d.is_absolute() or path == "<string>" else Path(path).parent / d
+    data_dir = None if data_dir is None else str(data_dir)
+
+    protocol = _parse_protocol(r, raw.get("protocol", {}))
+    datasets = tuple(_parse_dataset(r, n, v, data_dir, allowed)
+                     for n, v in _named_tables(r, raw.get("datasets"), "datasets").items())
+    classifiers = []
+    for n, v in _named_tables(r, raw.get("classifiers"), "classifiers").items():
+        est = r.estimator(v, f"classifiers.{n}")
+        _check_estimator(r, est, f"classifiers.{n}", allowed)
+        classifiers.append(ClassifierSpec(n, est))
+    cnames = tuple(c.name for c in classifiers)
+    scenarios = tuple(_parse_scenario(r, n, v, cnames, allowed)
+                      for n, v in _named_tables(r, raw.get("scenarios"), "scenarios").items())
+    metrics = _parse_metrics(r, raw.get("metrics", {}), cnames)
+    if metrics.probe is not None and not any(s.kind == "raw" and s.applies_to(metrics.probe)
+                                             for s in scenarios):
+        raise r.fail("metrics.probe", f"the probe {metrics.probe!r} needs a 'raw' scenario "
+                                      "that applies to it (its uncalibrated probabilities)")
+    tests = _parse_tests(r, raw.get("tests", {}), tuple(s.name for s in scenarios),
+                         metrics.names, protocol)
+    return Spec(name=name, seed=seed, datasets=datasets, classifiers=tuple(classifiers),
+                scenarios=scenarios, protocol=protocol, metrics=metrics, tests=tests,
+                description=str(study.get("description", "")), allow_modules=allowed,
+                data_dir=data_dir, text=text, path=str(path))
+
+
+def load_spec(path: str | Path, *, data_dir: str | Path | None = None,
+              allow_modules: Iterable[str] = ()) -> Spec:
+    """Load and validate a study spec from a TOML file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.toml`` file.
+    data_dir : str or Path, optional
+        Directory of dataset files; overrides the spec's ``study.data_dir``.
+        When neither is set, ``BAYESCAL_DATA`` is used.
+    allow_modules : iterable of str, default=()
+        Extra packages (or dotted prefixes) estimators may be imported from,
+        besides ``sklearn`` and ``bayescal``.
+
+    Returns
+    -------
+    Spec
+        The frozen, validated spec; ``spec.text`` keeps the file's text.
+
+    Raises
+    ------
+    SpecError
+        On any error: unreadable file, bad TOML, unknown key, unknown
+        dataset, classifier, calibrator, parameter or protocol, or an
+        inconsistent choice. The message is ``"<file>: <key>: <reason>"``.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> spec = load_spec(files("bayescal.study") / "specs" / "quickstart.toml")
+    >>> spec.protocol.kind
+    'kfold'
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(path, "<file>", f"cannot read the spec: {exc.strerror}") from None
+    return parse_spec(text, path=path, data_dir=data_dir, allow_modules=allow_modules)
