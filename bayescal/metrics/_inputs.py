@@ -41,4 +41,3 @@ def check_labels_and_proba(
     labels = check_labels(y, y_name, n_classes=P.shape[1])
     check_consistent_length(**{y_name: labels, proba_name: P})
     return labels, P
-

@@ -28,9 +28,7 @@ def _check_pair(Y: Any, P: Any, p_name: str = "P") -> tuple[np.ndarray, np.ndarr
     Pv = check_probability_columns(P, p_name)
     check_consistent_length(Y=Yv, **{p_name: Pv})
     if Yv.shape[1] != Pv.shape[1]:
-        raise ValueError(
-            f"`Y` has {Yv.shape[1]} label columns but `{p_name}` has {Pv.shape[1]}."
-        )
+        raise ValueError(f"`Y` has {Yv.shape[1]} label columns but `{p_name}` has {Pv.shape[1]}.")
     return Yv, Pv
 
 

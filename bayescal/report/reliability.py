@@ -104,23 +104,30 @@ def plot_reliability_diagram(
     if not isinstance(show_histogram, bool):
         raise TypeError(f"`show_histogram` must be True or False; got {show_histogram!r}.")
     curve = reliability_curve(y, proba, n_bins, strategy, confidence, kind=kind)
-
-    import matplotlib.pyplot as plt
-
     if ax is None:
+        import matplotlib.pyplot as plt
+
         fig, ax = plt.subplots(figsize=(5.5, 7.0 if show_histogram else 5.5))
         if show_histogram:
             fig.subplots_adjust(bottom=0.32, top=0.93)
     _draw_curve(ax, curve, style, label)
     xlabel, ylabel = _KIND_AXIS_LABELS[kind]
-    ax.plot([0.0, 1.0], [0.0, 1.0], linestyle="--", color="0.5", linewidth=1.0,
-            label="perfect calibration")
+    ax.plot(
+        [0.0, 1.0],
+        [0.0, 1.0],
+        linestyle="--",
+        color="0.5",
+        linewidth=1.0,
+        label="perfect calibration",
+    )
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_ylabel(ylabel)
-    ax.set_title(f"Reliability diagram ({kind.replace('_', '-')}, "
-                 f"{int(round(100 * curve.confidence))}% Wilson intervals)")
-    ax.legend(loc="upper left", fontsize="small")
+    ax.set_title(
+        f"Reliability diagram ({kind.replace('_', '-')}, "
+        f"{int(round(100 * curve.confidence))}% Wilson intervals)"
+    )
+    ax.legend(loc="best", fontsize="small")
     if show_histogram:
         _draw_histogram(ax, curve, xlabel)
     else:
@@ -135,20 +142,37 @@ def _draw_curve(ax: Axes, curve: ReliabilityCurve, style: str, label: str | None
     yerr = np.vstack([rate - curve.ci_lower[ne], curve.ci_upper[ne] - rate])
     if style == "bars":
         width = (curve.bin_upper - curve.bin_lower)[ne]
-        ax.bar(curve.bin_lower[ne], rate, width=width, align="edge", alpha=0.6,
-               edgecolor="black", linewidth=0.8, label=label or "observed rate")
-        ax.errorbar(x, rate, yerr=yerr, fmt="none", ecolor="black", capsize=3,
-                    label="Wilson interval")
+        ax.bar(
+            curve.bin_lower[ne],
+            rate,
+            width=width,
+            align="edge",
+            alpha=0.6,
+            edgecolor="black",
+            linewidth=0.8,
+            label=label or "observed rate",
+        )
+        ax.errorbar(
+            x, rate, yerr=yerr, fmt="none", ecolor="black", capsize=3, label="Wilson interval"
+        )
     else:
-        ax.errorbar(x, rate, yerr=yerr, fmt="o-", capsize=3, markersize=5,
-                    label=label or "observed rate")
+        ax.errorbar(
+            x, rate, yerr=yerr, fmt="o-", capsize=3, markersize=5, label=label or "observed rate"
+        )
 
 
 def _draw_histogram(ax: Axes, curve: ReliabilityCurve, xlabel: str) -> None:
     hist = ax.inset_axes((0.0, -0.38, 1.0, 0.24), sharex=ax)
     hist.set_label(HISTOGRAM_AXES_LABEL)
-    hist.bar(curve.bin_lower, curve.count, width=curve.bin_upper - curve.bin_lower,
-             align="edge", color="0.6", edgecolor="black", linewidth=0.6)
+    hist.bar(
+        curve.bin_lower,
+        curve.count,
+        width=curve.bin_upper - curve.bin_lower,
+        align="edge",
+        color="0.6",
+        edgecolor="black",
+        linewidth=0.6,
+    )
     hist.set_ylabel("count")
     hist.set_xlabel(xlabel)
     ax.tick_params(labelbottom=False)

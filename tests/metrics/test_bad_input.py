@@ -27,7 +27,12 @@ GOOD_P = [[0.8, 0.2], [0.3, 0.7], [0.5, 0.5]]
 
 BAD = [
     ([0, 1, 0], [[0.8, 0.2], [np.nan, 0.7], [0.5, 0.5]], ValueError, "`proba` contains NaN"),
-    ([0, 1, 0], [[0.8, 0.2], [np.inf, 0.7], [0.5, 0.5]], ValueError, "`proba` contains NaN or inf"),
+    (
+        [0, 1, 0],
+        [[0.8, 0.2], [np.inf, 0.7], [0.5, 0.5]],
+        ValueError,
+        "`proba` contains NaN or inf",
+    ),
     ([0, 1, 0], [1.2, 0.5, 0.1], ValueError, "`proba` must be <= 1"),
     ([0, 1, 0], [-0.1, 0.5, 0.1], ValueError, "`proba` must be >= 0"),
     ([0, 1, 0], [[0.8, 0.3], [0.3, 0.7], [0.5, 0.5]], ValueError, "rows of `proba` must sum to 1"),

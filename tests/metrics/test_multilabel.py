@@ -26,7 +26,9 @@ def test_per_label_equals_binary_ece():
     Y, P = _problem()
     per = ece_per_label(Y, P, 10, "quantile")
     for j in range(Y.shape[1]):
-        assert per[j] == pytest.approx(expected_calibration_error(Y[:, j], P[:, j], 10, "quantile"))
+        assert per[j] == pytest.approx(
+            expected_calibration_error(Y[:, j], P[:, j], 10, "quantile")
+        )
 
 
 def test_total_is_sum_and_weighted_is_prevalence_average():
@@ -56,7 +58,9 @@ def test_hamming_equals_sklearn():
     Yp = rng.integers(0, 2, size=(50, 5))
     assert hamming_loss(Y, Yp) == pytest.approx(sk_hamming_loss(Y, Yp))
     P = rng.uniform(size=(50, 5))
-    assert hamming_loss(Y, P, threshold=0.3) == pytest.approx(sk_hamming_loss(Y, (P >= 0.3).astype(int)))
+    assert hamming_loss(Y, P, threshold=0.3) == pytest.approx(
+        sk_hamming_loss(Y, (P >= 0.3).astype(int))
+    )
 
 
 def test_order_invariance():

@@ -48,7 +48,13 @@ def test_intervals_cover_rates_and_frame():
     assert np.all(curve.observed_rate[ne] <= curve.ci_upper[ne])
     frame = curve.to_frame()
     assert list(frame.columns) == [
-        "bin_lower", "bin_upper", "count", "mean_score", "observed_rate", "ci_lower", "ci_upper"
+        "bin_lower",
+        "bin_upper",
+        "count",
+        "mean_score",
+        "observed_rate",
+        "ci_lower",
+        "ci_upper",
     ]
     assert len(frame) == 10
 

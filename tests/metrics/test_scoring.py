@@ -76,7 +76,9 @@ def test_log_loss_eps_type():
 def test_hand_computed_values():
     y = [0, 1, 2]
     P = [[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]]
-    expected_brier = ((0.3**2 + 0.2**2 + 0.1**2) + (0.1**2 + 0.2**2 + 0.1**2) + (0.3**2 + 0.3**2 + 0.6**2)) / 3
+    expected_brier = (
+        (0.3**2 + 0.2**2 + 0.1**2) + (0.1**2 + 0.2**2 + 0.1**2) + (0.3**2 + 0.3**2 + 0.6**2)
+    ) / 3
     assert brier_score(y, P) == pytest.approx(expected_brier)
     assert log_loss(y, P) == pytest.approx(-(np.log(0.7) + np.log(0.8) + np.log(0.4)) / 3)
     assert accuracy(y, P) == pytest.approx(1.0)

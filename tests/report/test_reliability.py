@@ -50,8 +50,9 @@ def _errorbar_numbers(container):
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 def test_points_equal_curve(data, strategy):
     y, p = data
-    ax = plot_reliability_diagram(y, p, n_bins=20, strategy=strategy, style="points",
-                                  confidence=0.9, label="model")
+    ax = plot_reliability_diagram(
+        y, p, n_bins=20, strategy=strategy, style="points", confidence=0.9, label="model"
+    )
     curve = reliability_curve(y, p, 20, strategy, 0.9)
     ne = curve.nonempty
     x, yv, xs, lows, highs = _errorbar_numbers(_container(ax, ErrorbarContainer))
@@ -72,7 +73,9 @@ def test_bars_equal_curve_and_histogram_counts(data):
     bars = _container(ax, BarContainer)
     np.testing.assert_allclose([b.get_height() for b in bars], curve.observed_rate[ne])
     np.testing.assert_allclose([b.get_x() for b in bars], curve.bin_lower[ne])
-    np.testing.assert_allclose([b.get_width() for b in bars], (curve.bin_upper - curve.bin_lower)[ne])
+    np.testing.assert_allclose(
+        [b.get_width() for b in bars], (curve.bin_upper - curve.bin_lower)[ne]
+    )
     _, _, xs, lows, highs = _errorbar_numbers(_container(ax, ErrorbarContainer))
     np.testing.assert_allclose(xs, curve.mean_score[ne])
     np.testing.assert_allclose(lows, curve.ci_lower[ne])

@@ -1,0 +1,164 @@
+"""The `bayescal` command, run in-process with click's CliRunner on real data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import bayescal
+from bayescal.cli import main
+from bayescal.datasets import load_dataset
+from bayescal.metrics import brier_score, expected_calibration_error, reliability_curve
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def test_version(runner):
+    result = runner.invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"bayescal {bayescal.__version__}"
+
+
+def test_help_lists_commands(runner):
+    result = runner.invoke(main, ["--help"])
+    assert result.exit_code == 0
+    assert "datasets" in result.output and "reliability" in result.output
+
+
+def test_datasets_table(runner, shared_data_dir):
+    result = runner.invoke(main, ["datasets", "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["name", "samples", "features", "classes", "source"]
+    rows = {line.split()[0]: line.split() for line in lines[1:]}
+    assert rows["breast_cancer"][1:5] == ["569", "30", "2", "sklearn"]
+    assert rows["iris"][1:4] == ["150", "4", "3"]
+    assert rows["mammographic_mass"][1:4] == ["961", "5", "2"]
+
+
+def test_reliability_breast_cancer_quickstart(runner, tmp_path):
+    out = tmp_path / "quickstart-output"
+    result = runner.invoke(main, ["reliability", "breast_cancer", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    png = out / "reliability_breast_cancer.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = pd.read_csv(out / "metrics_breast_cancer.csv")
+    assert table.loc[0, "classifier"] == "naive_bayes"
+    assert table.loc[0, "kind"] == "binary"
+    assert table.loc[0, "n_samples"] == 569
+    # Gaussian NB is accurate but over-confident on this set
+    assert 0.9 < table.loc[0, "accuracy"] < 0.97
+    assert "accuracy" in result.output and "wrote" in result.output
+
+    # the numbers are those of an independent cross-validation with the same seed
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from sklearn.naive_bayes import GaussianNB
+
+    ds = load_dataset("breast_cancer")
+    proba = cross_val_predict(
+        GaussianNB(),
+        ds.X,
+        ds.y,
+        cv=StratifiedKFold(5, shuffle=True, random_state=0),
+        method="predict_proba",
+    )
+    assert table.loc[0, "brier"] == pytest.approx(brier_score(ds.y, proba))
+    assert table.loc[0, "ece"] == pytest.approx(expected_calibration_error(ds.y, proba))
+    curve = pd.read_csv(out / "reliability_breast_cancer.csv")
+    expected = reliability_curve(ds.y, proba)
+    assert curve["count"].tolist() == expected.count.tolist()
+    np.testing.assert_allclose(curve["observed_rate"], expected.observed_rate, equal_nan=True)
+
+
+def test_reliability_iris_multiclass_is_top_label(runner, tmp_path):
+    result = runner.invoke(
+        main,
+        [
+            "reliability",
+            "iris",
+            "--out",
+            str(tmp_path),
+            "--classifier",
+            "random_forest",
+            "--folds",
+            "3",
+            "--seed",
+            "1",
+            "--n-bins",
+            "5",
+            "--strategy",
+            "quantile",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(tmp_path / "metrics_iris.csv")
+    assert table.loc[0, "kind"] == "top_label"
+    assert table.loc[0, "folds"] == 3 and table.loc[0, "n_bins"] == 5
+    assert table.loc[0, "accuracy"] > 0.9
+    assert (tmp_path / "reliability_iris.png").exists()
+    assert len(pd.read_csv(tmp_path / "reliability_iris.csv")) == 5
+
+
+def test_reliability_same_seed_same_numbers(runner, tmp_path):
+    args = ["reliability", "wine", "--classifier", "random_forest", "--folds", "3"]
+    runner.invoke(main, [*args, "--out", str(tmp_path / "a")])
+    runner.invoke(main, [*args, "--out", str(tmp_path / "b")])
+    a = pd.read_csv(tmp_path / "a" / "metrics_wine.csv")
+    b = pd.read_csv(tmp_path / "b" / "metrics_wine.csv")
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_reliability_csv_with_missing_values(runner, tmp_path, shared_data_dir):
+    # mammographic_mass has empty fields; the pipeline imputes them per fold
+    path = shared_data_dir / "mammographic_mass.csv.gz"
+    result = runner.invoke(
+        main,
+        ["reliability", str(path), "--out", str(tmp_path), "--classifier", "logistic_regression"],
+    )
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(tmp_path / "metrics_mammographic_mass.csv")
+    assert table.loc[0, "n_missing"] > 0
+    assert "imputed" in result.output
+    assert 0.7 < table.loc[0, "accuracy"] < 0.9
+
+
+def test_reliability_csv_file_path(runner, tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(120, 2))
+    frame = pd.DataFrame(
+        {"a": x[:, 0], "b": x[:, 1], "target": (x[:, 0] + rng.normal(size=120) > 0).astype(int)}
+    )
+    csv = tmp_path / "toy data.csv"
+    frame.to_csv(csv, index=False)
+    result = runner.invoke(main, ["reliability", str(csv), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert len(list((tmp_path / "out").glob("reliability_*.png"))) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["reliability", "no_such_dataset"], "no_such_dataset"),
+        (["reliability", "iris", "--folds", "1"], "--folds"),
+        (["reliability", "iris", "--classifier", "svm"], "--classifier"),
+        (["reliability", "iris", "--folds", "60"], "lower --folds"),
+    ],
+)
+def test_reliability_errors(runner, tmp_path, args, message):
+    result = runner.invoke(main, [*args, "--out", str(tmp_path)])
+    assert result.exit_code != 0
+    assert message in result.output
+    assert not isinstance(result.exception, (ValueError, TypeError))  # clean error, no traceback
+
+
+def test_reliability_missing_target_column(runner, tmp_path):
+    csv = tmp_path / "bad.csv"
+    pd.DataFrame({"a": [1, 2, 3], "label": [0, 1, 0]}).to_csv(csv, index=False)
+    result = runner.invoke(main, ["reliability", str(csv), "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "target" in result.output
