@@ -133,7 +133,9 @@ def fit_logistic(
         ``tol * max(1, |f|)``.
     warn : bool, default=True
         Emit a :class:`~sklearn.exceptions.ConvergenceWarning` when
-        ``max_iter`` is reached (separable data has no finite optimum).
+        ``max_iter`` is reached, or when an unpenalised fit reproduces every
+        0/1 target (complete separation: no finite optimum exists, Newton stops
+        once the loss is numerically zero).
 
     Returns
     -------
@@ -172,15 +174,29 @@ def fit_logistic(
             converged = True
             break
         coef, value, eta = candidate, cand_value, cand_eta
-    if not converged and warn:
+    if warn and not converged:
         warnings.warn(
-            f"logistic fit did not converge in {max_iter} Newton iterations; the data may be "
-            "perfectly separable (no finite maximum-likelihood estimate exists). Consider "
-            "Platt's target smoothing or more calibration data.",
+            f"logistic fit did not converge in {max_iter} Newton iterations.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    elif warn and penalty is None and _separated(eta, targets, weights):
+        warnings.warn(
+            "the data are perfectly separable: the fitted probabilities reproduce every 0/1 "
+            "target, so no finite maximum-likelihood estimate exists and the coefficients are "
+            "arbitrary large numbers. Use Platt's target smoothing or more calibration data.",
             ConvergenceWarning,
             stacklevel=3,
         )
     return LogisticFit(coef=coef, loss=value, hessian=hessian, n_iter=n_iter, converged=converged)
+
+
+def _separated(eta: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> bool:
+    """Whether the fit reproduces every 0/1 target (complete separation)."""
+    hard = (weights > 0) & ((targets == 0.0) | (targets == 1.0))
+    if not hard.any():
+        return False
+    return bool(np.max(np.abs(expit(eta[hard]) - targets[hard])) < 1e-8)
 
 
 def _solve(hessian: np.ndarray, grad: np.ndarray) -> np.ndarray:
