@@ -1,6 +1,7 @@
 """bayescal.calibration."""
 
 from bayescal.calibration.beta import BetaCalibrator
+from bayescal.calibration.enir import ENIRCalibrator, near_isotonic_path
 from bayescal.calibration.coupling import couple_hastie1998, couple_wu2004, pairwise_coupling
 from bayescal.calibration.gam import LogisticGAMCalibrator
 from bayescal.calibration.histogram import HistogramBinningCalibrator
@@ -18,6 +19,8 @@ from bayescal.calibration.undersampling import UndersamplingCorrection
 __all__ = [
     "AllPairsCalibrator",
     "BetaCalibrator",
+    "ENIRCalibrator",
+    "near_isotonic_path",
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
     "LogisticGAMCalibrator",

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["near_isotonic_path_arrays"]
+__all__ = ["near_isotonic_path_arrays", "sum_down_tree"]
 
 
 @njit(cache=True, inline="always")
@@ -278,3 +278,17 @@ def near_isotonic_path_arrays(ybar, weight):
         event_lambda[: n_events + 1],
         upper_ll[: n_events + 1],
     )
+
+
+@njit(cache=True)
+def sum_down_tree(parent, contribution):
+    """Sum of ``contribution`` along each node's path to its root.
+
+    A parent is always created after its children, so one backward sweep
+    suffices.
+    """
+    total = contribution.copy()
+    for q in range(total.shape[0] - 1, -1, -1):
+        if parent[q] >= 0:
+            total[q] += total[parent[q]]
+    return total

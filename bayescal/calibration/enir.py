@@ -18,10 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 from scipy.special import xlogy
 
-from bayescal.calibration._neariso import near_isotonic_path_arrays
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.validation import check_array_1d, check_choice, check_sample_weight
 
@@ -162,19 +160,15 @@ def near_isotonic_path(y: Any, sample_weight: Any = None) -> NearIsotonicPath:
     w = check_sample_weight(sample_weight, values.shape[0])
     if np.any(w <= 0):
         raise ValueError("`sample_weight` must be strictly positive for near_isotonic_path.")
-    arrays = near_isotonic_path_arrays(values, w)
+    return _run_path(values, w)
+
+
+def _run_path(values: np.ndarray, weights: np.ndarray) -> NearIsotonicPath:
+    # numba is imported on first use, keeping ``import bayescal.calibration`` light
+    from bayescal.calibration._neariso import near_isotonic_path_arrays
+
+    arrays = near_isotonic_path_arrays(values, weights)
     return NearIsotonicPath(*arrays, n_values=values.shape[0])
-
-
-@njit(cache=True)
-def _sum_down_tree(parent: np.ndarray, contribution: np.ndarray) -> np.ndarray:
-    # A parent is always created after its children, so one backward sweep
-    # gives every node the sum of contributions along its path to the root.
-    total = contribution.copy()
-    for q in range(total.shape[0] - 1, -1, -1):
-        if parent[q] >= 0:
-            total[q] += total[parent[q]]
-    return total
 
 
 def _node_loglik(positive: np.ndarray, weight: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -275,7 +269,9 @@ def ensemble_fit(path: NearIsotonicPath, models: np.ndarray, weights: np.ndarray
     sw = cum_w[path.death] - cum_w[path.birth]
     swl = cum_wl[path.death] - cum_wl[path.birth]
     share = path.mean * sw + path.slope * swl
-    total = _sum_down_tree(path.parent, share)
+    from bayescal.calibration._neariso import sum_down_tree
+
+    total = sum_down_tree(path.parent, share)
     leaves = np.flatnonzero(path.birth == 0)
     lengths = path.stop[leaves] - path.start[leaves]
     return np.repeat(total[leaves], lengths)
@@ -380,9 +376,7 @@ class ENIRCalibrator(BinaryCalibrator):
         pooled_w = np.add.reduceat(w, first)
         pooled_t = np.add.reduceat(w * t, first) / pooled_w
         np.clip(pooled_t, 0.0, 1.0, out=pooled_t)
-        path = NearIsotonicPath(
-            *near_isotonic_path_arrays(pooled_t, pooled_w), n_values=thresholds.shape[0]
-        )
+        path = _run_path(pooled_t, pooled_w)
         n_eff = float(weights.sum())
         penalty = np.log(n_eff) if self.criterion == "bic" else 2.0
         models, crit, model_w = ensemble_weights(path, penalty)
