@@ -1,8 +1,8 @@
 """bayescal.calibration."""
 
 from bayescal.calibration.beta import BetaCalibrator
-from bayescal.calibration.enir import ENIRCalibrator, near_isotonic_path
 from bayescal.calibration.coupling import couple_hastie1998, couple_wu2004, pairwise_coupling
+from bayescal.calibration.enir import ENIRCalibrator, near_isotonic_path
 from bayescal.calibration.gam import LogisticGAMCalibrator
 from bayescal.calibration.histogram import HistogramBinningCalibrator
 from bayescal.calibration.isotonic import IsotonicCalibrator
