@@ -1,0 +1,120 @@
+"""Tests of TemperatureScaling: stationarity, recovery of T, scikit-learn oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.special import softmax
+from sklearn.calibration import _TemperatureScaling
+from sklearn.exceptions import NotFittedError
+
+from bayescal.calibration import TemperatureScaling
+from bayescal.calibration.temperature import temperature_nll
+
+
+def _draw(seed, n=4000, k=4, temperature=1.0, scale=2.0):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, k)) * scale
+    p = softmax(z / temperature, axis=1)
+    y = (p.cumsum(axis=1) > rng.uniform(size=(n, 1))).argmax(axis=1)
+    return z, y
+
+
+@pytest.mark.parametrize("true_t", [0.5, 1.0, 3.0])
+def test_optimum_is_stationary_and_matches_sklearn(true_t):
+    z, y = _draw(0, temperature=true_t)
+    ts = TemperatureScaling().fit(z, y)
+    w = np.ones(len(y))
+    _, grad, _ = temperature_nll(z, y, w, 1 / ts.temperature_)
+    assert abs(grad) < 1e-8 * len(y)
+    nll_at = lambda t: temperature_nll(z, y, w, 1 / t)[0]  # noqa: E731
+    assert nll_at(ts.temperature_) <= min(nll_at(ts.temperature_ * 1.01), nll_at(ts.temperature_ / 1.01))
+    ref = _TemperatureScaling().fit(z, y)
+    assert ts.temperature_ == pytest.approx(1 / float(ref.beta_), rel=1e-6)
+
+
+def test_recovers_temperature_one_on_softmax_data():
+    z, y = _draw(1, n=20_000, temperature=1.0)
+    assert TemperatureScaling().fit(z, y).temperature_ == pytest.approx(1.0, abs=0.05)
+    z, y = _draw(2, n=20_000, temperature=2.0)
+    assert TemperatureScaling().fit(z, y).temperature_ == pytest.approx(2.0, rel=0.05)
+
+
+def test_probability_input_equals_log_probability_logits():
+    z, y = _draw(3, temperature=1.5)
+    p = softmax(z, axis=1)
+    a = TemperatureScaling(input="probabilities").fit(p, y)
+    b = TemperatureScaling().fit(np.log(p), y)
+    assert a.temperature_ == pytest.approx(b.temperature_, rel=1e-10)
+    np.testing.assert_allclose(a.predict_proba(p), b.predict_proba(np.log(p)), atol=1e-12)
+
+
+def test_zero_probability_of_other_class_stays_zero():
+    p = np.array([[0.7, 0.3, 0.0], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.6, 0.0, 0.4]])
+    ts = TemperatureScaling(input="probabilities").fit(p, [0, 1, 2, 2])
+    out = ts.predict_proba(p)
+    assert out[0, 2] == 0.0 and out[3, 1] == 0.0
+    np.testing.assert_allclose(out.sum(axis=1), 1.0)
+
+
+def test_weights_equal_duplication():
+    z, y = _draw(4, n=300)
+    w = np.random.default_rng(0).integers(1, 4, size=300)
+    a = TemperatureScaling().fit(z, y, sample_weight=w)
+    b = TemperatureScaling().fit(np.repeat(z, w, axis=0), np.repeat(y, w))
+    assert a.temperature_ == pytest.approx(b.temperature_, rel=1e-10)
+
+
+def test_uninformative_scores_give_infinite_temperature():
+    z = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    with pytest.warns(UserWarning, match="infinite temperature"):
+        ts = TemperatureScaling().fit(z, [1, 1, 0, 0])
+    assert np.isinf(ts.temperature_)
+    np.testing.assert_allclose(ts.predict_proba(z), 0.5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(arrays(np.float64, (20, 3), elements=st.floats(-20, 20)), st.integers(0, 2**31 - 1))
+def test_rows_are_distributions(z, seed):
+    y = np.random.default_rng(seed).integers(0, 3, size=20)
+    y[:3] = [0, 1, 2]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ts = TemperatureScaling().fit(z, y)
+    p = ts.predict_proba(z)
+    assert np.all((p >= 0) & (p <= 1))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(ts.predict(z), p.argmax(axis=1))
+
+
+BAD = [
+    (dict(), [[0.1, 0.2], [0.3, 0.1]], [0, 0], ValueError, "single class"),
+    (dict(), [[0.1, 0.2], [0.3, 0.1]], [0, 2], ValueError, "0..1"),
+    (dict(), [[0.1, np.nan], [0.3, 0.1]], [0, 1], ValueError, "NaN"),
+    (dict(), [0.1, 0.3], [0, 1], ValueError, "2-D"),
+    (dict(), [[0.1], [0.3]], [0, 1], ValueError, "2 columns"),
+    (dict(), [[0.1, 0.2], [0.3, 0.1]], [0, 1, 1], ValueError, "inconsistent"),
+    (dict(input="probabilities"), [[0.5, 0.6], [0.3, 0.7]], [0, 1], ValueError, "sum to 1"),
+    (dict(input="probabilities"), [[1.0, 0.0], [0.3, 0.7]], [1, 0], ValueError, "probability 0"),
+    (dict(input="softmax"), [[0.1, 0.2], [0.3, 0.1]], [0, 1], ValueError, "input"),
+    (dict(max_iter=0), [[0.1, 0.2], [0.3, 0.1]], [0, 1], ValueError, "max_iter"),
+]
+
+
+@pytest.mark.parametrize(("params", "X", "y", "error", "match"), BAD)
+def test_bad_input(params, X, y, error, match):
+    with pytest.raises(error, match=match):
+        TemperatureScaling(**params).fit(X, y)
+
+
+def test_predict_checks_fitted_and_columns():
+    with pytest.raises(NotFittedError):
+        TemperatureScaling().predict_proba([[0.0, 1.0]])
+    ts = TemperatureScaling().fit([[0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [1.0, 1.5]], [1, 0, 1, 0])
+    with pytest.raises(ValueError, match="fitted on 2"):
+        ts.predict_proba([[0.0, 1.0, 2.0]])
