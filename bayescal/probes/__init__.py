@@ -1,3 +1,4 @@
 """bayescal.probes."""
 
 from bayescal.probes.binning import ABBCalibrator, BBQCalibrator, SBBCalibrator  # noqa: E402,F401
+from bayescal.probes.sampling import PosteriorFit, sample_posterior  # noqa: E402,F401
