@@ -4,9 +4,16 @@ Real data
     :func:`load_dataset` returns a :class:`Dataset` from scikit-learn's bundled
     sets or from CSV/TSV files (optionally gzipped) in a data directory;
     :func:`list_datasets` tabulates what is available.
+Synthetic data with known ``p_true``
+    :func:`make_thesis_synthetic` (seed 000), :func:`make_undersampling_simulation`
+    with :func:`undersample`, :func:`undersampled_probability` and
+    :func:`base_model_scores` (seed 004), :func:`make_gmm` (seed 003) and
+    :func:`make_multilabel`.
+Missing values
+    :func:`add_missing` inserts NaN under MCAR, MAR or MNAR.
 
-Importing this package loads only NumPy and pandas; scikit-learn is imported when
-a bundled set is loaded.
+Importing this package loads NumPy, SciPy and pandas; scikit-learn is imported
+when a bundled set is loaded.
 """
 
 from bayescal.datasets.loaders import (
@@ -17,12 +24,37 @@ from bayescal.datasets.loaders import (
     list_datasets,
     load_dataset,
 )
+from bayescal.datasets.missing import MISSING_MECHANISMS, add_missing
+from bayescal.datasets.synthetic import (
+    BASE_MODEL_KINDS,
+    GMM_KINDS,
+    UndersampledData,
+    base_model_scores,
+    make_gmm,
+    make_multilabel,
+    make_thesis_synthetic,
+    make_undersampling_simulation,
+    undersample,
+    undersampled_probability,
+)
 
 __all__ = [
+    "BASE_MODEL_KINDS",
     "DATA_DIR_ENV",
+    "GMM_KINDS",
+    "MISSING_MECHANISMS",
     "SKLEARN_DATASETS",
     "DataFileWarning",
     "Dataset",
+    "UndersampledData",
+    "add_missing",
+    "base_model_scores",
     "list_datasets",
     "load_dataset",
+    "make_gmm",
+    "make_multilabel",
+    "make_thesis_synthetic",
+    "make_undersampling_simulation",
+    "undersample",
+    "undersampled_probability",
 ]
