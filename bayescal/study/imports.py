@@ -44,8 +44,9 @@ class EstimatorSpec:
         Dotted path of the class, e.g. ``"sklearn.naive_bayes.GaussianNB"``.
     params : tuple of (str, value) pairs
         Keyword arguments of the constructor, in spec order. A value that is
-        itself an :class:`EstimatorSpec` is built first (nested estimators,
-        e.g. the binary calibrator of a one-vs-rest reduction).
+        itself an :class:`EstimatorSpec`, or holds some in a tuple or dict, is
+        built first (nested estimators: the binary calibrator of a one-vs-rest
+        reduction, the steps of a ``Pipeline`` given as ``(name, spec)`` pairs).
     """
 
     path: str
@@ -121,9 +122,28 @@ def check_estimator_class(spec: EstimatorSpec, allowed: Iterable[str]) -> type:
             raise ValueError(
                 f"unknown parameter {key!r} for {spec.path}; valid parameters: {sorted(valid)}"
             )
-        if isinstance(value, EstimatorSpec):
-            check_estimator_class(value, allowed)
+        for nested in _nested_specs(value):
+            check_estimator_class(nested, allowed)
     return cls
+
+
+def _nested_specs(value: Any) -> list[EstimatorSpec]:
+    """Estimator specs inside a parameter value (itself, or in tuples/dicts)."""
+    if isinstance(value, EstimatorSpec):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else ()
+    return [spec for item in items for spec in _nested_specs(item)]
+
+
+def _build_value(value: Any, allowed: tuple[str, ...]) -> Any:
+    """A parameter value with every nested estimator spec built."""
+    if isinstance(value, EstimatorSpec):
+        return build_estimator(value, allowed)
+    if isinstance(value, tuple):
+        return tuple(_build_value(v, allowed) for v in value)
+    if isinstance(value, dict):
+        return {k: _build_value(v, allowed) for k, v in value.items()}
+    return value
 
 
 def build_estimator(spec: EstimatorSpec, allowed: Iterable[str], **overrides: Any) -> Any:
@@ -152,9 +172,6 @@ def build_estimator(spec: EstimatorSpec, allowed: Iterable[str], **overrides: An
     """
     allowed = tuple(allowed)
     cls = check_estimator_class(spec, allowed)
-    params = {
-        key: build_estimator(value, allowed) if isinstance(value, EstimatorSpec) else value
-        for key, value in spec.params
-    }
+    params = {key: _build_value(value, allowed) for key, value in spec.params}
     params.update(overrides)
     return cls(**params)

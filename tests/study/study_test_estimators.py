@@ -1,0 +1,51 @@
+"""Estimators used only by the study tests (imported through ``study.allow_modules``).
+
+``SlowNaiveBayes`` is Gaussian naive Bayes that sleeps in ``fit`` so that a
+study lasts long enough to be killed in the middle; ``FailingClassifier``
+raises in ``fit`` so that failed cells can be tested. ``CountingNaiveBayes``
+counts its fits (per process) to test fit sharing.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sklearn.naive_bayes import GaussianNB
+
+
+class SlowNaiveBayes(GaussianNB):
+    def __init__(self, *, priors=None, var_smoothing=1e-9, delay=0.1):
+        super().__init__(priors=priors, var_smoothing=var_smoothing)
+        self.delay = delay
+
+    def fit(self, X, y, sample_weight=None):
+        time.sleep(self.delay)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+class FailingClassifier(GaussianNB):
+    def fit(self, X, y, sample_weight=None):
+        raise RuntimeError("this classifier always fails")
+
+
+class CountingNaiveBayes(GaussianNB):
+    fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).fits += 1
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+class IntervalNaiveBayes(GaussianNB):
+    """Gaussian NB posing as a probe: a +-0.05 'credible interval' and diagnostics."""
+
+    def fit(self, X, y, sample_weight=None):
+        super().fit(X, y, sample_weight=sample_weight)
+        self.diagnostics_ = {"rhat_max": 1.01, "ess_bulk_min": 400.0, "divergences": 2}
+        return self
+
+    def predict_interval(self, X, prob=0.9):
+        import numpy as np
+
+        p = self.predict_proba(X)
+        return np.stack([np.clip(p - 0.05, 0, 1), np.clip(p + 0.05, 0, 1)], axis=-1)
