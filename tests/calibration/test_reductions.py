@@ -10,8 +10,14 @@ from scipy.optimize import minimize
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
+from bayescal.calibration import (
+    HistogramBinningCalibrator,
+    IsotonicCalibrator,
+    PlattCalibrator,
+)
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.coupling import couple_hastie1998, couple_wu2004
+from bayescal.calibration.generation import group_binary_problems
 from bayescal.calibration.reductions import (
     AllPairsCalibrator,
     BinaryProblem,
@@ -355,3 +361,69 @@ def test_predict_checks(make):
     cal = make(ShrinkCalibrator()).fit(P_OK, y)
     with pytest.raises(ValueError, match="columns|classes"):
         cal.predict_proba(np.full((4, 4), 0.25))
+
+
+# --- with the library's binary calibrators -------------------------------------
+
+LIBRARY_CALIBRATORS = [
+    PlattCalibrator(),
+    PlattCalibrator(input="logit", target_smoothing=False),
+    IsotonicCalibrator(),
+    HistogramBinningCalibrator(n_bins=5),
+]
+
+
+@pytest.mark.parametrize("calibrator", LIBRARY_CALIBRATORS, ids=repr)
+def test_one_vs_rest_with_library_calibrators_equals_hand_computation(calibrator):
+    P, y = make_data(n=200, k=3, seed=8)
+    out = OneVsRestCalibrator(calibrator).fit(P, y).predict_proba(P)
+    Q = np.column_stack(
+        [clone(calibrator).fit(P[:, k], (y == k).astype(int)).predict_proba(P[:, k])[:, 1]
+         for k in range(3)]
+    )
+    total = Q.sum(axis=1, keepdims=True)
+    expected = np.divide(Q, total, out=np.full_like(Q, 1 / 3), where=total > 0)
+    np.testing.assert_allclose(out, expected, atol=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    k=st.integers(3, 4),
+    which=st.integers(0, len(LIBRARY_CALIBRATORS) - 1),
+    coupling=st.sampled_from(["wu2004", "hastie1998"]),
+)
+def test_library_calibrators_rows_sum_to_one(seed, k, which, coupling):
+    P, y = make_data(n=25 * k, k=k, seed=seed)
+    y[:k] = np.arange(k)
+    for reduction in (
+        OneVsRestCalibrator(LIBRARY_CALIBRATORS[which]),
+        AllPairsCalibrator(LIBRARY_CALIBRATORS[which], coupling=coupling),
+    ):
+        out = reduction.fit(P, y).predict_proba(P)
+        assert np.all(np.isfinite(out)) and np.all(out >= 0)
+        np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("coupling", ["wu2004", "hastie1998"])
+def test_all_pairs_relabelling_with_platt(coupling):
+    # Platt is symmetric under s -> 1 - s, t -> 1 - t up to its optimiser's tolerance.
+    P, y = make_data(n=240, k=4, seed=9)
+    perm = np.array([2, 3, 1, 0])
+    P_new = np.empty_like(P)
+    P_new[:, perm] = P
+    cal = PlattCalibrator(target_smoothing=False)
+    out = AllPairsCalibrator(cal, coupling=coupling).fit(P, y).predict_proba(P)
+    out_new = AllPairsCalibrator(cal, coupling=coupling).fit(P_new, perm[y]).predict_proba(P_new)
+    np.testing.assert_allclose(out_new[:, perm], out, atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [OneVsRestCalibrator, AllPairsCalibrator])
+def test_dgg_grouping_through_generation_module(make):
+    P, y = make_data(n=900, k=3, seed=10, sharpen=3.0)
+    reduction = make(IsotonicCalibrator())
+    problems = group_binary_problems(reduction, P, y, group_size=30)
+    assert [p.key for p in problems] == reduction._problem_keys(3)
+    assert any(np.any((p.targets > 0) & (p.targets < 1)) for p in problems)
+    out = reduction.fit_binary_problems(problems, n_outputs=3).predict_proba(P)
+    np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-9)
