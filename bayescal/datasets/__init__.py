@@ -3,7 +3,8 @@
 Real data
     :func:`load_dataset` returns a :class:`Dataset` from scikit-learn's bundled
     sets or from CSV/TSV files (optionally gzipped) in a data directory;
-    :func:`list_datasets` tabulates what is available.
+    :func:`list_datasets` tabulates what is available; :func:`locate_dataset`
+    resolves a name to its source without reading it.
 Synthetic data with known ``p_true``
     :func:`make_thesis_synthetic` (seed 000), :func:`make_undersampling_simulation`
     with :func:`undersample`, :func:`undersampled_probability` and
@@ -12,8 +13,8 @@ Synthetic data with known ``p_true``
 Missing values
     :func:`add_missing` inserts NaN under MCAR, MAR or MNAR.
 
-Importing this package loads NumPy, SciPy and pandas; scikit-learn is imported
-when a bundled set is loaded.
+Importing this package loads only NumPy; pandas is imported when a file is read
+or listed, scikit-learn when a bundled set is loaded.
 """
 
 from bayescal.datasets.loaders import (
@@ -23,6 +24,7 @@ from bayescal.datasets.loaders import (
     Dataset,
     list_datasets,
     load_dataset,
+    locate_dataset,
 )
 from bayescal.datasets.missing import MISSING_MECHANISMS, add_missing
 from bayescal.datasets.synthetic import (
@@ -51,6 +53,7 @@ __all__ = [
     "base_model_scores",
     "list_datasets",
     "load_dataset",
+    "locate_dataset",
     "make_gmm",
     "make_multilabel",
     "make_thesis_synthetic",

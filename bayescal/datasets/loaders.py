@@ -40,10 +40,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from numbers import Real
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a file is read, to keep the import light
+    import pandas as pd
 
 __all__ = [
     "DATA_DIR_ENV",
@@ -52,6 +54,7 @@ __all__ = [
     "Dataset",
     "list_datasets",
     "load_dataset",
+    "locate_dataset",
 ]
 
 #: Environment variable naming the default data directory.
@@ -269,6 +272,8 @@ def _read_table(
     path: Path, na_values: list[str], usecols: list[str] | None = None, nrows: int | None = None
 ) -> pd.DataFrame:
     """Read a CSV/TSV(.gz) file with empty fields (and ``na_values``) as missing."""
+    import pandas as pd
+
     sep = "\t" if ".tsv" in (_file_suffix(path) or "") else ","
     try:
         return pd.read_csv(
@@ -295,6 +300,8 @@ def _check_target_present(columns: list[str], path: Path) -> None:
 
 def _encode_feature(column: pd.Series, where: str) -> tuple[np.ndarray, list[str] | None]:
     """Encode one feature column; returns (float values, categories or None)."""
+    import pandas as pd
+
     if pd.api.types.is_bool_dtype(column) or pd.api.types.is_numeric_dtype(column):
         return column.to_numpy(dtype=np.float64, na_value=np.nan), None
     missing = column.isna().to_numpy()
@@ -320,6 +327,8 @@ def _encode_target(
     target: pd.Series | np.ndarray, where: str, binary: BinarySpec = None
 ) -> tuple[np.ndarray, list[str]]:
     """Encode target values to codes 0..K-1 (or 0/1 with ``binary``)."""
+    import pandas as pd
+
     raw = pd.Series(target)
     missing = raw.isna().to_numpy()
     if missing.any():
@@ -373,11 +382,7 @@ def _binarize(
         y = mask.astype(np.int64)
         names = ["negative", "positive"]
     else:
-        if isinstance(binary, bool) or not isinstance(binary, str | Real):
-            raise TypeError(
-                f"`binary` must be a callable, a class label (str or number) or None; "
-                f"got {binary!r} of type {type(binary).__name__}."
-            )
+        # load_dataset has checked that binary is a str or a (non-bool) number
         if numeric != isinstance(binary, Real):
             kind = "numeric" if numeric else "text"
             raise ValueError(
@@ -527,8 +532,6 @@ def load_dataset(
     >>> load_dataset("breast_cancer", binary="malignant").class_names
     ['not malignant', 'malignant']
     """
-    if not isinstance(name, str | os.PathLike):
-        raise TypeError(f"`name` must be a str or os.PathLike; got {type(name).__name__}.")
     if not isinstance(dropna, bool):
         raise TypeError(f"`dropna` must be True or False; got {dropna!r}.")
     if na_values is None:
@@ -546,17 +549,53 @@ def load_dataset(
             f"`binary` must be a callable, a class label (str or number) or None; "
             f"got {binary!r} of type {type(binary).__name__}."
         )
+    source = locate_dataset(name, data_dir)
+    if source == "sklearn":
+        dataset = _load_sklearn(os.fspath(name), binary)
+    else:
+        dataset = _load_file(Path(source), binary, extra)
+    if dropna:
+        dataset = _drop_incomplete_rows(dataset)
+    return dataset
+
+
+def locate_dataset(
+    name: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None
+) -> str:
+    """Resolve a dataset name without reading it.
+
+    Parameters
+    ----------
+    name : str or os.PathLike
+        As for :func:`load_dataset`.
+    data_dir : str or os.PathLike, optional
+        As for :func:`load_dataset` (default: ``BAYESCAL_DATA``).
+
+    Returns
+    -------
+    str
+        ``"sklearn"`` for a bundled set, else the path of the file that
+        :func:`load_dataset` would read (it becomes :attr:`Dataset.source`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`load_dataset` does when the name cannot be resolved.
+
+    Examples
+    --------
+    >>> locate_dataset("wine")
+    'sklearn'
+    """
+    if not isinstance(name, str | os.PathLike):
+        raise TypeError(f"`name` must be a str or os.PathLike; got {type(name).__name__}.")
     text = os.fspath(name)
     if not text:
         raise ValueError("`name` is empty; expected a dataset name or a file path.")
     directory = _resolve_data_dir(data_dir)
     if isinstance(name, str) and text in SKLEARN_DATASETS:
-        dataset = _load_sklearn(text, binary)
-    else:
-        dataset = _load_file(_find_file(text, directory), binary, extra)
-    if dropna:
-        dataset = _drop_incomplete_rows(dataset)
-    return dataset
+        return "sklearn"
+    return str(_find_file(text, directory))
 
 
 def _drop_incomplete_rows(dataset: Dataset) -> Dataset:
@@ -645,6 +684,8 @@ def list_datasets(data_dir: str | os.PathLike[str] | None = None) -> pd.DataFram
     >>> list_datasets().query("name == 'wine'")[["samples", "features", "classes"]].values.tolist()
     [[178, 13, 3]]
     """
+    import pandas as pd
+
     directory = _resolve_data_dir(data_dir)
     rows = []
     for name in SKLEARN_DATASETS:

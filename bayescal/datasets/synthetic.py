@@ -24,7 +24,6 @@ from numbers import Real
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy.special import expit, logit
 
 from bayescal.datasets._rng import as_generator
 from bayescal.validation import (
@@ -50,6 +49,20 @@ __all__ = [
     "undersample",
     "undersampled_probability",
 ]
+
+
+def _expit(x: np.ndarray) -> np.ndarray:
+    """Logistic function ``1 / (1 + exp(-x))`` (NumPy only; +-inf map to 1 and 0)."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=np.float64)))
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    """Log-odds ``log(p / (1 - p))`` (NumPy only; 0 and 1 map to -inf and +inf)."""
+    p = np.asarray(p, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.log(p) - np.log1p(-p)
+
 
 #: A mixture component: (weight, mean, covariance).
 Component = tuple[float, tuple[float, float], tuple[tuple[float, float], tuple[float, float]]]
@@ -127,7 +140,7 @@ def _two_class_sample(
     order = rng.permutation(y.size)
     X, y = X[order], y[order]
     log_prior_ratio = np.log(n_positive) - np.log(n_negative)
-    p_true = expit(
+    p_true = _expit(
         gaussian_mixture_logpdf(X, positive)
         - gaussian_mixture_logpdf(X, negative)
         + log_prior_ratio
@@ -332,7 +345,7 @@ def make_undersampling_simulation(
     low = np.array([r[0] for r in UNDERSAMPLING_COVARIATE_RANGES])
     high = np.array([r[1] for r in UNDERSAMPLING_COVARIATE_RANGES])
     X = rng.uniform(low, high, size=(n, 10))
-    p_true = expit(undersampling_log_odds(X, float(b)))
+    p_true = _expit(undersampling_log_odds(X, float(b)))
     y = (rng.random(n) < p_true).astype(np.int64)
     return X, y, p_true
 
@@ -538,13 +551,12 @@ def base_model_scores(
     if kind == "perfect":
         return gamma
     if kind == "toward_extremes":
-        return expit(10.0 * (gamma - 0.5))
-    with np.errstate(divide="ignore"):
-        log_odds = logit(gamma)
+        return _expit(10.0 * (gamma - 0.5))
+    log_odds = _logit(gamma)
     if kind == "toward_half":
         return np.clip(log_odds / 10.0 + 0.5, 0.0, 1.0)
     rng = as_generator(random_state)
-    return expit(log_odds + rng.normal(0.0, float(noise_sd), size=gamma.size))
+    return _expit(log_odds + rng.normal(0.0, float(noise_sd), size=gamma.size))
 
 
 # --------------------------------------------------------------------------- #
@@ -708,6 +720,6 @@ def make_multilabel(
     weights = rng.normal(0.0, 1.5 / np.sqrt(n_features), size=(n_features, n_labels))
     intercepts = rng.uniform(-2.0, 0.5, size=n_labels)
     X = rng.standard_normal((n, n_features))
-    P_true = expit(intercepts + X @ weights)
+    P_true = _expit(intercepts + X @ weights)
     Y = (rng.random((n, n_labels)) < P_true).astype(np.int64)
     return X, Y, P_true

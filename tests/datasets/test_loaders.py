@@ -131,6 +131,21 @@ def test_name_forms_resolve_to_same_file(shared_data_dir, monkeypatch):
     assert by_dir.n_samples == 20000
 
 
+def test_locate_dataset_matches_load_source(shared_data_dir, tmp_path):
+    from bayescal.datasets import locate_dataset
+
+    assert locate_dataset("digits") == "sklearn"
+    for name in ("letter", "iris.tsv.gz", str(shared_data_dir / "seeds.csv.gz")):
+        assert locate_dataset(name, shared_data_dir) == load_dataset(name, shared_data_dir).source
+    # it does not read the file: a broken file is located all the same
+    _write(tmp_path / "broken.csv", "no target here\n")
+    assert locate_dataset("broken", tmp_path) == str(tmp_path / "broken.csv")
+    with pytest.raises(ValueError, match=r"`name`: no dataset 'nope'"):
+        locate_dataset("nope", tmp_path)
+    with pytest.raises(TypeError, match=r"`name` must be a str"):
+        locate_dataset(None)
+
+
 def test_bundled_name_wins_over_file_of_same_stem(shared_data_dir):
     bundled = load_dataset("iris", shared_data_dir)
     from_file = load_dataset("iris.tsv.gz", shared_data_dir)
