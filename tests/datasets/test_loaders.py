@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -262,8 +263,13 @@ def test_list_datasets_skips_bad_file_with_warning(tmp_path):
     _write(tmp_path / "good.csv", "a,b,target\n1,2,x\n3,4,y\n")
     _write(tmp_path / "bad.csv", "a,b,label\n1,2,x\n")
     _write(tmp_path / "notes.txt", "not data")
-    with pytest.warns(DataFileWarning, match=r"bad\.csv.*no 'target' column"):
+    _write(tmp_path / "void.csv.gz", "")
+    with pytest.warns(DataFileWarning) as record:
         table = list_datasets(tmp_path)
+    messages = sorted(str(w.message) for w in record)
+    assert len(messages) == 2
+    assert re.search(r"bad\.csv.*no 'target' column.*\['a', 'b', 'label'\]", messages[0])
+    assert re.search(r"void\.csv\.gz.*is empty", messages[1])
     assert table["name"].tolist()[4:] == ["good"]
     assert table.iloc[4][["samples", "features", "classes"]].tolist() == [2, 2, 2]
 
