@@ -56,13 +56,49 @@ def summary_frame(tree: Any, metric: str) -> Any:
     return frame[list(metrics["scenario"].values)]
 
 
+def _spec_tests(tree: Any) -> tuple[Any, str, dict[str, float]]:
+    """Baseline, first significance test and its arguments from the cube's spec."""
+    import tomllib
+
+    try:
+        raw = tomllib.loads(tree.attrs.get("spec", ""))
+    except tomllib.TOMLDecodeError:
+        return None, "cv_ttest", {}
+    tests = raw.get("tests", {})
+    test = (tests.get("names") or ["cv_ttest"])[0]
+    kwargs: dict[str, float] = {}
+    if test == "corrected_resampled_ttest":
+        # Nadeau & Bengio's correction needs n_test / n_train of the protocol
+        protocol = raw.get("protocol", {})
+        kind = protocol.get("kind", "kfold")
+        if kind in ("kfold", "repeated_kfold"):
+            kwargs["test_train_ratio"] = 1.0 / (protocol.get("n_splits", 10) - 1)
+        elif kind == "cv5x2":
+            kwargs["test_train_ratio"] = 1.0
+        else:
+            frac = protocol.get("test_fraction", 0.3)
+            kwargs["test_train_ratio"] = frac / (1.0 - frac)
+    return tests.get("baseline"), test, kwargs
+
+
 def _table(tree: Any, metric: str) -> str:
+    """The terminal table: ``bayescal.stats.summary_table`` (Markdown, best per row in
+    bold, significantly different from the spec's baseline underlined) where it
+    applies, else the plain fold means."""
     from bayescal import stats
 
-    if hasattr(stats, "summary_table"):
-        table = stats.summary_table(tree, metric)
-        return table.to_string() if hasattr(table, "to_string") else str(table)
-    return summary_frame(tree, metric).to_string(float_format=lambda v: f"{v:.4f}")
+    frame = summary_frame(tree, metric)  # also validates `metric`
+    plain = frame.to_string(float_format=lambda v: f"{v:.4f}")
+    if not hasattr(stats, "summary_table"):
+        return plain
+    baseline, test, kwargs = _spec_tests(tree)
+    try:
+        return stats.summary_table(
+            tree["metrics"].to_dataset().where(tree["metrics"]["done"]), metric,
+            baseline=baseline, test=test, format="markdown",
+            lower_is_better=metric not in ("accuracy", "probe_coverage"), **kwargs)
+    except ValueError as exc:
+        return f"{plain}\n(no significance marks: {exc})"
 
 
 def _default_metric(tree: Any) -> str:

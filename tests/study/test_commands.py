@@ -1,0 +1,61 @@
+"""Tests of the click commands ``run`` and ``show`` (bayescal.study.commands)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from bayescal.study import open_results
+from bayescal.study.commands import QUICKSTART, main, summary_frame
+
+
+def test_run_then_show(tiny_spec_path, tmp_path):
+    store = tmp_path / "store"
+    runner = CliRunner()
+    out = runner.invoke(main, ["run", str(tiny_spec_path), "--store", str(store), "--jobs", "1",
+                               "--quiet"])
+    assert out.exit_code == 0, out.output
+    assert "study 'tiny': 18 cells" in out.output and "brier" in out.output
+    shown = runner.invoke(main, ["show", str(store), "--metric", "log_loss"])
+    assert shown.exit_code == 0, shown.output
+    assert "complete: 18/18 cells" in shown.output and "log_loss" in shown.output
+    again = runner.invoke(main, ["run", str(tiny_spec_path), "--store", str(store), "-j", "1",
+                                 "-q"])
+    assert again.exit_code != 0 and "--resume" in again.output
+    resumed = runner.invoke(main, ["run", str(tiny_spec_path), "--store", str(store), "-j",
+                                   "1", "-q", "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    bad = runner.invoke(main, ["show", str(store), "--metric", "nonsense"])
+    assert bad.exit_code != 0 and "no metric 'nonsense'" in bad.output
+
+
+def test_summary_frame_is_the_fold_mean(tiny_spec_path, tmp_path):
+    runner = CliRunner()
+    runner.invoke(main, ["run", str(tiny_spec_path), "--store", str(tmp_path / "s"), "-j", "1",
+                         "-q"])
+    tree = open_results(tmp_path / "s")
+    frame = summary_frame(tree, "brier")
+    assert list(frame.columns) == ["raw", "sigmoid_cv"]
+    expected = tree["metrics"]["brier"].sel(dataset="iris", classifier="nb",
+                                             scenario="raw").mean()
+    assert frame.loc[("iris", "nb"), "raw"] == pytest.approx(float(expected))
+    assert np.isnan(frame.loc[("iris", "lr"), "sigmoid_cv"])
+
+
+def test_broken_spec_is_a_clean_error(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('[study]\nseed = 1\n[protocol]\nkind = "bootstrap"\n')
+    out = CliRunner().invoke(main, ["run", str(path), "--store", str(tmp_path / "s")])
+    assert out.exit_code == 1
+    assert f"{path}: protocol.kind: unknown protocol 'bootstrap'" in out.output
+    assert not (tmp_path / "s").exists()  # nothing started
+
+
+def test_show_of_a_non_store(tmp_path):
+    out = CliRunner().invoke(main, ["show", str(tmp_path)])
+    assert out.exit_code != 0 and "not a bayescal study store" in out.output
+
+
+def test_quickstart_is_bundled():
+    assert QUICKSTART.is_file()

@@ -1,0 +1,60 @@
+"""Tests of bayescal.study.scoring: the per-cell metric table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import brier_score_loss, log_loss
+
+from bayescal.study.scoring import label_metrics, probe_coverage, probe_metrics, truth_metrics
+
+
+def test_label_metrics_match_sklearn():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    p = rng.uniform(0.01, 0.99, 200)
+    P = np.column_stack([1 - p, p])
+    got = label_metrics(y, P, ("brier", "log_loss", "accuracy"), 10)
+    assert got["brier"] == pytest.approx(2 * brier_score_loss(y, p))
+    assert got["log_loss"] == pytest.approx(log_loss(y, P))
+    assert got["accuracy"] == pytest.approx(np.mean((p > 0.5) == y))
+
+
+def test_log_loss_is_clipped_not_infinite():
+    P = np.array([[1.0, 0.0], [0.0, 1.0]])
+    assert label_metrics(np.array([0, 1]), P, ("log_loss",), 10)["log_loss"] == pytest.approx(
+        0.0, abs=1e-12)
+    wrong = label_metrics(np.array([1, 0]), P, ("log_loss",), 10)["log_loss"]
+    assert wrong == pytest.approx(-np.log(1e-15))
+
+
+def test_truth_and_probe_metrics():
+    P = np.array([[0.3, 0.7], [0.6, 0.4]])
+    truth = truth_metrics(np.array([0.5, 0.5]), P)
+    assert truth["rmse_true"] == pytest.approx(np.sqrt((0.04 + 0.01) / 2))
+    assert truth["mae_true"] == pytest.approx(0.15)
+    probe = np.array([[0.2, 0.8], [0.6, 0.4]])
+    got = probe_metrics(P, probe, None)
+    assert got["probe_rmse"] == pytest.approx(np.sqrt(0.01 / 2)) and np.isnan(
+        got["probe_coverage"])
+
+
+def test_probe_coverage_hand_example_and_bad_shape():
+    P = np.array([[0.2, 0.8], [0.6, 0.4]])
+    bounds = np.array([[[0.1, 0.3], [0.7, 0.9]], [[0.1, 0.3], [0.7, 0.9]]])
+    assert probe_coverage(P, bounds) == 0.5
+    with pytest.raises(ValueError, match="interval"):
+        probe_coverage(P, bounds[:, 0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30), st.floats(0, 0.5))
+def test_coverage_is_a_fraction_and_full_for_wide_intervals(ps, width):
+    p = np.asarray(ps)
+    P = np.column_stack([1 - p, p])
+    wide = np.stack([np.zeros_like(P), np.ones_like(P)], axis=-1)
+    assert probe_coverage(P, wide) == 1.0
+    narrow = np.stack([P - width, P + width], axis=-1)
+    assert 0.0 <= probe_coverage(np.clip(P + 0.6, 0, 1), narrow) <= 1.0

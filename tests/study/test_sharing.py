@@ -1,0 +1,129 @@
+"""Tests of bayescal.study.sharing: one classifier fit shared among scenarios."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
+
+from bayescal.study import parse_spec, run
+from bayescal.study.sharing import FitCache, SharedFitClassifier
+
+
+@pytest.fixture
+def data():
+    X, y = make_classification(n_samples=150, n_features=5, random_state=0)
+    return X, y
+
+
+def test_cache_shares_only_fits_on_the_fold_training_data(data):
+    X, y = data
+    cache = FitCache(X, y)
+    a = cache.fit(GaussianNB(), X, y)
+    b = cache.fit(GaussianNB(), X.copy(), y.copy())
+    assert a is b and (cache.n_fits, cache.n_hits) == (1, 1)
+    assert cache.borrowed_seconds > 0
+    c = cache.fit(GaussianNB(var_smoothing=1e-3), X, y)  # other parameters: own fit
+    assert c is not a and cache.n_fits == 2
+    d = cache.fit(GaussianNB(), X[:100], y[:100])  # other data: passes through, uncached
+    e = cache.fit(GaussianNB(), X[:100], y[:100])
+    assert d is not e and cache.n_fits == 2 and cache.n_hits == 1
+    cache.reset_borrowed()
+    assert cache.borrowed_seconds == 0.0
+
+
+def test_cache_is_shared_by_clones_and_never_pickled(data):
+    X, y = data
+    cache = FitCache(X, y)
+    wrapper = SharedFitClassifier(estimator=GaussianNB(), cache=cache)
+    assert clone(wrapper).cache is cache
+    with pytest.raises(TypeError, match="never pickled"):
+        pickle.dumps(cache)
+
+
+def test_wrapper_predicts_like_the_classifier(data):
+    X, y = data
+    cache = FitCache(X, y)
+    wrapped = SharedFitClassifier(estimator=LogisticRegression(), cache=cache).fit(X, y)
+    plain = LogisticRegression().fit(X, y)
+    np.testing.assert_array_equal(wrapped.predict_proba(X), plain.predict_proba(X))
+    np.testing.assert_array_equal(wrapped.decision_function(X), plain.decision_function(X))
+    np.testing.assert_array_equal(wrapped.predict(X), plain.predict(X))
+    np.testing.assert_array_equal(wrapped.classes_, plain.classes_)
+    assert not hasattr(SharedFitClassifier(estimator=GaussianNB(), cache=cache),
+                       "decision_function")
+    assert hasattr(SharedFitClassifier(estimator=LogisticRegression()), "decision_function")
+
+
+def test_fitted_attributes_are_forwarded(data):
+    X, y = data
+    rf = RandomForestClassifier(n_estimators=60, oob_score=True, random_state=0)
+    wrapped = SharedFitClassifier(estimator=rf, cache=FitCache(X, y)).fit(X, y)
+    np.testing.assert_array_equal(wrapped.oob_decision_function_,
+                                  clone(rf).fit(X, y).oob_decision_function_)
+    with pytest.raises(AttributeError):
+        wrapped.no_such_attribute_  # noqa: B018
+
+
+def test_meta_estimator_refit_reuses_the_shared_fit(data):
+    X, y = data
+    cache = FitCache(X, y)
+    base = SharedFitClassifier(estimator=GaussianNB(), cache=cache).fit(X, y)
+    shared = CalibratedClassifierCV(SharedFitClassifier(estimator=GaussianNB(), cache=cache),
+                                    method="sigmoid", cv=3, ensemble=False).fit(X, y)
+    alone = CalibratedClassifierCV(GaussianNB(), method="sigmoid", cv=3,
+                                   ensemble=False).fit(X, y)
+    np.testing.assert_array_equal(shared.predict_proba(X), alone.predict_proba(X))
+    # the final refit on all training data was the cached base fit; the CV fits were not
+    assert shared.calibrated_classifiers_[0].estimator.estimator_ is base.estimator_
+    assert (cache.n_fits, cache.n_hits) == (1, 1)
+
+
+SHARING_SPEC = """
+[study]
+name = "sharing"
+seed = 3
+allow_modules = ["study_test_estimators"]
+
+[protocol]
+kind = "kfold"
+n_splits = 3
+
+[datasets.blobs]
+generator = "sklearn.datasets.make_classification"
+params = { n_samples = 90, n_features = 4 }
+
+[classifiers.nb]
+class = "study_test_estimators.CountingNaiveBayes"
+
+[scenarios.raw]
+kind = "raw"
+
+[scenarios.sigmoid]
+kind = "wrapper"
+wrapper = { class = "sklearn.calibration.CalibratedClassifierCV", params = { method = "sigmoid", cv = 2, ensemble = false } }
+
+[scenarios.isotonic]
+kind = "wrapper"
+wrapper = { class = "sklearn.calibration.CalibratedClassifierCV", params = { method = "isotonic", cv = 2, ensemble = false } }
+"""
+
+
+def test_runner_fits_the_base_classifier_once_per_fold(tmp_path, test_estimators_on_path):
+    import study_test_estimators as ste
+
+    spec = parse_spec(SHARING_SPEC)
+    before = ste.CountingNaiveBayes.fits
+    tree = run(spec, tmp_path / "store", n_jobs=1, progress=False)
+    # per fold: 1 shared fit (raw + both refits) + 2 x 2 CV fits; unshared it would be 7
+    assert ste.CountingNaiveBayes.fits - before == 3 * 5
+    fit_s = tree["metrics"]["fit_seconds"].sel(dataset="blobs", classifier="nb")
+    # a scenario that borrowed the shared fit is charged for it
+    assert bool((fit_s.sel(scenario="sigmoid") >= fit_s.sel(scenario="raw") * 0.5).all())
