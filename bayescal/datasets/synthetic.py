@@ -416,9 +416,9 @@ def undersample(
     X: Any,
     y: Any,
     pi0: float,
+    random_state: Any = None,
     *,
     p_true: Any = None,
-    random_state: Any = None,
 ) -> UndersampledData:
     """Keep every positive and each negative with probability ``pi0``.
 
@@ -431,11 +431,11 @@ def undersample(
     pi0 : float in (0, 1]
         Probability of keeping a negative (seed 004's sampling rate; the paper
         uses 0.0023, 0.02125 and 0.125 to get roughly balanced training sets).
+    random_state : None, int or numpy Generator, default=None
+        Seed or generator.
     p_true : array-like of shape (n,), optional
         True probabilities of the full population; the result then carries the
         kept ``p_true`` and ``gamma_true`` (see :func:`undersampled_probability`).
-    random_state : None, int or numpy Generator, default=None
-        Seed or generator.
 
     Returns
     -------

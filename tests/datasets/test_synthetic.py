@@ -204,7 +204,7 @@ def test_undersample_without_p_and_reproducible():
     X = np.arange(20.0).reshape(10, 2)
     y = np.array([0, 1] * 5)
     a = undersample(X, y, 0.5, random_state=7)
-    b = undersample(X, y, 0.5, random_state=7)
+    b = undersample(X, y, 0.5, 7)  # random_state is the 4th argument
     assert a.p_true is None and a.gamma_true is None
     np.testing.assert_array_equal(a.indices, b.indices)
     Xk, yk, idx, pk, gk = a  # a plain tuple too
