@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import os
 import re
 from pathlib import Path
 
@@ -22,13 +23,20 @@ from bayescal.datasets import (
     load_dataset,
 )
 
-MANIFEST_PATH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "manifest.json"
-
 
 def _manifest_entries() -> list[dict]:
-    if not MANIFEST_PATH.is_file():
-        return []
-    return json.loads(MANIFEST_PATH.read_text())["datasets"]
+    """Entries of the shared data's manifest.json (the README's table, as data).
+
+    Looked up where the ``shared_data_dir`` fixture looks (``BAYESCAL_DATA``, else
+    ``../shared/data``); read at collection time because it parametrizes tests.
+    """
+    env = os.environ.get(DATA_DIR_ENV)
+    candidates = [Path(env)] if env else []
+    candidates.append(Path(__file__).resolve().parents[2].parent / "shared" / "data")
+    for directory in candidates:
+        if (directory / "manifest.json").is_file():
+            return json.loads((directory / "manifest.json").read_text())["datasets"]
+    return []
 
 
 MANIFEST = _manifest_entries()
