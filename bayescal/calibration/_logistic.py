@@ -219,9 +219,7 @@ def check_clip(clip: Any) -> float | None:
     if clip is None:
         return None
     if isinstance(clip, bool) or not isinstance(clip, Real) or not 0.0 < float(clip) < 0.5:
-        raise ValueError(
-            f"`clip` must be None or a float in (0, 0.5), e.g. 1e-12; got {clip!r}."
-        )
+        raise ValueError(f"`clip` must be None or a float in (0, 0.5), e.g. 1e-12; got {clip!r}.")
     return float(clip)
 
 
@@ -258,4 +256,3 @@ def open_unit_scores(scores: np.ndarray, clip: float | None, owner: str) -> np.n
             "Pass clip=1e-12 (or another small eps) to clip scores to [eps, 1 - eps]."
         )
     return scores
-

@@ -209,7 +209,8 @@ class LogisticGAMCalibrator(BinaryCalibrator):
         degree = check_positive_int(self.degree, "degree", minimum=1)
         max_iter = check_positive_int(self.max_iter, "max_iter")
         x = self._feature(scores)
-        lo, hi = float(x.min()), float(x.max())
+        support = x[weights > 0]  # zero-weight rows do not move the knots
+        lo, hi = float(support.min()), float(support.max())
         if not hi > lo:
             raise ValueError(
                 f"`scores` take a single value ({lo!r} on the {self.input} scale); "
@@ -313,9 +314,7 @@ class _SmoothingSearch:
         deviance = 2.0 * (nll - self.saturated)
         if self.criterion == "reml":
             sign, logdet = np.linalg.slogdet(result.hessian)
-            return float(
-                0.5 * deviance + 0.5 * lam * quad + 0.5 * logdet - 0.5 * self.rank * rho
-            )
+            return float(0.5 * deviance + 0.5 * lam * quad + 0.5 * logdet - 0.5 * self.rank * rho)
         tau = self.edf(result.hessian, lam)
         if self.criterion == "ubre":
             return float(deviance / self.n + 2.0 * tau / self.n - 1.0)

@@ -26,7 +26,9 @@ class HistogramBinningCalibrator(BinaryCalibrator):
     strategy : {"uniform", "quantile"}, default="uniform"
         ``"uniform"``: equal-width bins ``((m-1)/M, m/M]`` (seed ``002``,
         Section 3.1). ``"quantile"``: inner edges at the ``m/M`` quantiles of
-        the calibration scores (unweighted), outer edges 0 and 1. Bin edges
+        the calibration scores with positive weight (the quantiles themselves
+        are unweighted, so integer weights are not equivalent to repeated rows
+        for this strategy), outer edges 0 and 1. Bin edges
         come from :func:`bayescal.metrics.binning.bin_edges`, the same helper
         behind ECE and reliability curves.
     empty_bin : {"interpolate", "prior", "center"} or float, default="interpolate"
@@ -82,7 +84,11 @@ class HistogramBinningCalibrator(BinaryCalibrator):
     """
 
     def __init__(
-        self, *, n_bins: int = 10, strategy: str = "uniform", empty_bin: str | float = "interpolate"
+        self,
+        *,
+        n_bins: int = 10,
+        strategy: str = "uniform",
+        empty_bin: str | float = "interpolate",
     ) -> None:
         self.n_bins = n_bins
         self.strategy = strategy
@@ -103,7 +109,7 @@ class HistogramBinningCalibrator(BinaryCalibrator):
         n_bins = check_positive_int(self.n_bins, "n_bins")
         check_choice(self.strategy, "strategy", BINNING_STRATEGIES)
         rule = self._check_empty_bin()
-        edges = bin_edges(scores, n_bins, self.strategy)
+        edges = bin_edges(scores[weights > 0], n_bins, self.strategy)
         idx = assign_bins(scores, edges)
         w_bin = np.bincount(idx, weights=weights, minlength=n_bins)
         wt_bin = np.bincount(idx, weights=weights * targets, minlength=n_bins)

@@ -122,7 +122,11 @@ class IsotonicCalibrator(BinaryCalibrator):
     """
 
     def __init__(
-        self, *, increasing: bool = True, out_of_bounds: str = "clip", interpolation: str = "linear"
+        self,
+        *,
+        increasing: bool = True,
+        out_of_bounds: str = "clip",
+        interpolation: str = "linear",
     ) -> None:
         self.increasing = increasing
         self.out_of_bounds = out_of_bounds

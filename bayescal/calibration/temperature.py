@@ -162,11 +162,14 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         check_choice(self.input, "input", TEMPERATURE_INPUTS)
         if self.input == "logits":
             z = check_matrix(X, "X")
-            if z.shape[1] < 2:
-                raise ValueError(f"`X` must have at least 2 columns (one per class); got {z.shape}.")
             if n_classes is not None and z.shape[1] != n_classes:
                 raise ValueError(
-                    f"`X` has {z.shape[1]} columns but the calibrator was fitted on {n_classes}."
+                    f"X has {z.shape[1]} features, but TemperatureScaling is expecting "
+                    f"{n_classes} features as input (one logit per class it was fitted on)."
+                )
+            if z.shape[1] < 2:
+                raise ValueError(
+                    f"`X` must have at least 2 columns (one per class); got {z.shape}."
                 )
             return z
         p = check_probability_matrix(X, "X", n_classes=n_classes)
@@ -261,4 +264,5 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """Class with the largest calibrated probability."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -38,7 +38,7 @@ class UndersamplingCorrection(BinaryCalibrator):
     pi0 : float
         Sampling rate of the negative (majority) class: each negative was kept
         with probability ``pi0`` in (0, 1], every positive was kept.
-        ``pi0 = 1`` is the identity map.
+        ``pi0 = 1`` is the identity map. Required: there is no sensible default.
 
     Attributes
     ----------
@@ -79,10 +79,12 @@ class UndersamplingCorrection(BinaryCalibrator):
     [0.0909]
     """
 
-    def __init__(self, *, pi0: float = 1.0) -> None:
+    def __init__(self, *, pi0: float) -> None:
         self.pi0 = pi0
 
-    def fit(self, scores: Any, y: Any = None, sample_weight: Any = None) -> UndersamplingCorrection:
+    def fit(
+        self, scores: Any, y: Any = None, sample_weight: Any = None
+    ) -> UndersamplingCorrection:
         """Validate the scores and ``pi0``; ``y`` and ``sample_weight`` are ignored.
 
         Parameters

@@ -67,7 +67,9 @@ def test_agrees_with_betacal_algorithm_at_tight_tolerance(parameters):
     lr.fit(X, y)
     ours = BetaCalibrator(parameters=parameters).fit(s, y)
     Xg, _ = _features(parameters, GRID)
-    np.testing.assert_allclose(ours.predict_proba(GRID)[:, 1], lr.predict_proba(Xg)[:, 1], atol=1e-6)
+    np.testing.assert_allclose(
+        ours.predict_proba(GRID)[:, 1], lr.predict_proba(Xg)[:, 1], atol=1e-6
+    )
 
 
 def test_negative_coefficient_is_refitted_at_zero():

@@ -88,11 +88,11 @@ def _independent_ubre(s, y, knots, log_lams):
     for rho in log_lams:
         lam = np.exp(rho)
 
-        def f(b):
+        def f(b, lam=lam):
             eta = X @ b
             return np.sum(np.logaddexp(0, eta) - y * eta) + 0.5 * lam * b @ S @ b
 
-        def g(b):
+        def g(b, lam=lam):
             return X.T @ (expit(X @ b) - y) + lam * S @ b
 
         beta = minimize(f, beta, jac=g, method="BFGS", options={"gtol": 1e-9}).x

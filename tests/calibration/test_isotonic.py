@@ -32,7 +32,9 @@ def test_matches_sklearn_isotonic_regression(increasing, weighted, decimals):
     s, y, w = _data(decimals=decimals)
     sw = w if weighted else None
     cal = IsotonicCalibrator(increasing=increasing).fit(s, y, sample_weight=sw)
-    ref = IsotonicRegression(out_of_bounds="clip", increasing=increasing).fit(s, y, sample_weight=sw)
+    ref = IsotonicRegression(out_of_bounds="clip", increasing=increasing).fit(
+        s, y, sample_weight=sw
+    )
     np.testing.assert_allclose(cal.predict_proba(GRID)[:, 1], ref.predict(GRID), atol=1e-6)
 
 
@@ -51,7 +53,9 @@ def test_hand_worked_pav_with_ties():
     cal = IsotonicCalibrator().fit([0.2, 0.2, 0.4, 0.6], [1, 0, 0, 1])
     np.testing.assert_allclose(cal.thresholds_, [0.2, 0.4, 0.6])
     np.testing.assert_allclose(cal.values_, [1 / 3, 1 / 3, 1.0])
-    np.testing.assert_allclose(cal.predict_proba([0.0, 0.3, 0.5, 1.0])[:, 1], [1 / 3, 1 / 3, 2 / 3, 1])
+    np.testing.assert_allclose(
+        cal.predict_proba([0.0, 0.3, 0.5, 1.0])[:, 1], [1 / 3, 1 / 3, 2 / 3, 1]
+    )
 
 
 def test_step_interpolation_and_out_of_bounds():

@@ -31,7 +31,9 @@ def test_optimum_is_stationary_and_matches_sklearn(true_t):
     _, grad, _ = temperature_nll(z, y, w, 1 / ts.temperature_)
     assert abs(grad) < 1e-8 * len(y)
     nll_at = lambda t: temperature_nll(z, y, w, 1 / t)[0]  # noqa: E731
-    assert nll_at(ts.temperature_) <= min(nll_at(ts.temperature_ * 1.01), nll_at(ts.temperature_ / 1.01))
+    assert nll_at(ts.temperature_) <= min(
+        nll_at(ts.temperature_ * 1.01), nll_at(ts.temperature_ / 1.01)
+    )
     ref = _TemperatureScaling().fit(z, y)
     assert ts.temperature_ == pytest.approx(1 / float(ref.beta_), rel=1e-6)
 
@@ -115,6 +117,8 @@ def test_bad_input(params, X, y, error, match):
 def test_predict_checks_fitted_and_columns():
     with pytest.raises(NotFittedError):
         TemperatureScaling().predict_proba([[0.0, 1.0]])
+    with pytest.raises(NotFittedError):
+        TemperatureScaling().predict([[0.0, 1.0]])
     ts = TemperatureScaling().fit([[0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [1.0, 1.5]], [1, 0, 1, 0])
-    with pytest.raises(ValueError, match="fitted on 2"):
+    with pytest.raises(ValueError, match="expecting 2 features"):
         ts.predict_proba([[0.0, 1.0, 2.0]])

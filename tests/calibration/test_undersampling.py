@@ -37,7 +37,9 @@ def test_map_closed_form_and_logit_shift():
 def test_inverts_undersampled_probability():
     p = np.linspace(0.0, 1.0, 101)
     gamma = undersampled_probability(p, 0.05)
-    np.testing.assert_allclose(UndersamplingCorrection(pi0=0.05).fit(gamma).predict_proba(gamma)[:, 1], p, atol=1e-15)
+    np.testing.assert_allclose(
+        UndersamplingCorrection(pi0=0.05).fit(gamma).predict_proba(gamma)[:, 1], p, atol=1e-15
+    )
 
 
 def test_y_is_ignored_and_pi0_one_is_identity():
