@@ -15,6 +15,7 @@ from bayescal.metrics.calibration_error import (
 )
 from bayescal.metrics.intervals import wilson_interval
 from bayescal.metrics.multilabel import ece_per_label, ece_total, ece_weighted, hamming_loss
+from bayescal.metrics.probe import ProbeDistance, probe_distance  # noqa: F401
 from bayescal.metrics.reliability import ReliabilityCurve, reliability_curve
 from bayescal.metrics.scoring import accuracy, brier_score, log_loss
 from bayescal.metrics.truth import mae_true, rmse_true
