@@ -82,7 +82,8 @@ def _with_seed(estimator: Any, seed: int, given: set[str]) -> Any:
 
 def _classifier(spec: Spec, task: Task, scenario: ScenarioSpec) -> Any:
     cspec = spec.classifiers[task.classifier].estimator
-    params = dict(scenario.classifier_params)
+    params = dict(spec.datasets[task.dataset].override(spec.classifiers[task.classifier].name))
+    params.update(scenario.classifier_params)
     est = build_estimator(cspec, spec.allow_modules, **params)
     seed = derive_seed(spec.seed, CLASSIFIER, task.dataset, task.classifier, task.repeat,
                        task.fold)
@@ -114,8 +115,10 @@ def build_model(spec: Spec, task: Task, s: int, cache: FitCache | None) -> Any:
 
     params: dict[str, Any] = {"estimator": shared, "scenario": scenario.kind}
     if scenario.calibrator is not None:
-        cal = build_estimator(scenario.calibrator, spec.allow_modules)
-        params["calibrator"] = _with_seed(cal, seed, {k for k, _ in scenario.calibrator.params})
+        over = dict(spec.datasets[task.dataset].override(scenario.name))
+        cal = build_estimator(scenario.calibrator, spec.allow_modules, **over)
+        params["calibrator"] = _with_seed(cal, seed,
+                                          {k for k, _ in scenario.calibrator.params} | set(over))
     model = build_estimator(EstimatorSpec(CALIBRATED_CLASSIFIER, scenario.params),
                             spec.allow_modules, **params)
     return _with_seed(model, seed, {k for k, _ in scenario.params})

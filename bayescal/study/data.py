@@ -18,14 +18,11 @@ from __future__ import annotations
 import inspect
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 __all__ = ["PreparedData", "check_dataset_source", "prepare_dataset"]
-
-_FILE_SUFFIXES = (".csv.gz", ".tsv.gz", ".csv", ".tsv")
 
 
 @dataclass(frozen=True)
@@ -53,17 +50,11 @@ class PreparedData:
         return len(self.class_names)
 
 
-def _data_dir(data_dir: str | os.PathLike[str] | None) -> Path | None:
-    if data_dir is not None:
-        return Path(data_dir)
-    from bayescal.datasets import DATA_DIR_ENV
-
-    env = os.environ.get(DATA_DIR_ENV)
-    return Path(env) if env else None
-
-
 def check_dataset_source(source: str, data_dir: str | os.PathLike[str] | None) -> None:
     """Check cheaply (without reading it) that ``source`` names a dataset.
+
+    Uses :func:`bayescal.datasets.locate_dataset` (the resolution rule of
+    :func:`bayescal.datasets.load_dataset`).
 
     Raises
     ------
@@ -71,25 +62,12 @@ def check_dataset_source(source: str, data_dir: str | os.PathLike[str] | None) -
         If ``source`` is neither a scikit-learn bundled set, an existing file,
         nor a file stem in the data directory (argument, else ``BAYESCAL_DATA``).
     """
-    from bayescal.datasets import DATA_DIR_ENV, SKLEARN_DATASETS
+    from bayescal.datasets import locate_dataset
 
-    if source in SKLEARN_DATASETS:
-        return
-    directory = _data_dir(data_dir)
-    path = Path(source).expanduser()
-    candidates = [path]
-    if directory is not None:
-        candidates += [directory / source] + [directory / (source + s) for s in _FILE_SUFFIXES]
-    if any(c.is_file() for c in candidates):
-        return
-    if directory is None:
-        raise ValueError(
-            f"unknown dataset {source!r}: not a bundled scikit-learn set "
-            f"({', '.join(SKLEARN_DATASETS)}) nor a file, and no data directory is set "
-            f"(set {DATA_DIR_ENV} or study.data_dir)"
-        )
-    raise ValueError(f"unknown dataset {source!r}: no such file in {str(directory)!r} "
-                     f"(looked for {source}{{{','.join(_FILE_SUFFIXES)}}})")
+    try:
+        locate_dataset(source, data_dir)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"unknown dataset {source!r}: {exc}") from None
 
 
 def _label_matches(wanted: Any, name: str) -> bool:

@@ -32,6 +32,9 @@ The format, with every section (see ``models/quickstart.toml``)::
     drop_features = ["BI_RADS"]
     dropna = true              # drop rows with a missing value
     max_samples = 500          # stratified subsample (seeded)
+    [datasets.<name>.overrides.<classifier or scenario>]
+    pi0 = 0.02                 # parameters for this dataset only (a classifier's,
+                               # or a scenario's calibrator's)
 
     [classifiers.<name>]
     class = "sklearn.ensemble.RandomForestClassifier"
@@ -164,6 +167,11 @@ class DatasetSpec:
     drop_features: tuple[str, ...] = ()
     dropna: bool = False
     max_samples: int | None = None
+    overrides: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+
+    def override(self, name: str) -> tuple[tuple[str, Any], ...]:
+        """Parameters this dataset sets for classifier or scenario ``name``."""
+        return dict(self.overrides).get(name, ())
 
 
 @dataclass(frozen=True)
@@ -339,7 +347,7 @@ def _parse_dataset(r: _Reader, name: str, raw: Any, data_dir: str | None,
                    allowed: tuple[str, ...]) -> DatasetSpec:
     key = f"datasets.{name}"
     tab = r.table(raw, key, ("source", "generator", "params", "classes", "positive",
-                             "drop_features", "dropna", "max_samples"))
+                             "drop_features", "dropna", "max_samples", "overrides"))
     if ("source" in tab) == ("generator" in tab):
         raise r.fail(key, "give exactly one of 'source' (a dataset name or file) or 'generator'")
     out: dict[str, Any] = {"name": name}
@@ -378,6 +386,11 @@ def _parse_dataset(r: _Reader, name: str, raw: Any, data_dir: str | None,
         if v < 10:
             raise r.fail(f"{key}.max_samples", f"must be >= 10, got {v}")
         out["max_samples"] = v
+    if "overrides" in tab:
+        over = r.table(tab["overrides"], f"{key}.overrides",
+                       tab["overrides"].keys() if isinstance(tab["overrides"], Mapping) else ())
+        out["overrides"] = tuple((n, r.params(v, f"{key}.overrides.{n}"))
+                                 for n, v in over.items())
     return DatasetSpec(**out)
 
 
@@ -425,6 +438,25 @@ def _parse_scenario(r: _Reader, name: str, raw: Any, classifiers: tuple[str, ...
     out["classifier_params"] = r.params(tab.get("classifier_params", {}),
                                         f"{key}.classifier_params")
     return ScenarioSpec(**out)
+
+
+def _check_overrides(r: _Reader, datasets: tuple[DatasetSpec, ...],
+                     classifiers: tuple[ClassifierSpec, ...], scenarios: tuple[ScenarioSpec, ...],
+                     allowed: tuple[str, ...]) -> None:
+    """Dataset overrides name a classifier (its parameters) or a scenario with a
+    calibrator (the calibrator's parameters)."""
+    by_name: dict[str, EstimatorSpec | None] = {c.name: c.estimator for c in classifiers}
+    for s in scenarios:
+        by_name.setdefault(s.name, s.calibrator)
+    for d in datasets:
+        for name, params in d.overrides:
+            key = f"datasets.{d.name}.overrides.{name}"
+            if name not in by_name:
+                raise r.fail(key, f"{name!r} is neither a classifier nor a scenario")
+            target = by_name[name]
+            if target is None:
+                raise r.fail(key, f"scenario {name!r} has no calibrator to override")
+            _check_estimator(r, EstimatorSpec(target.path, target.params + params), key, allowed)
 
 
 def _parse_metrics(r: _Reader, raw: Any, classifiers: tuple[str, ...]) -> MetricsSpec:
@@ -522,6 +554,7 @@ def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path
     cnames = tuple(c.name for c in classifiers)
     scenarios = tuple(_parse_scenario(r, n, v, cnames, allowed)
                       for n, v in _named_tables(r, raw.get("scenarios"), "scenarios").items())
+    _check_overrides(r, datasets, tuple(classifiers), scenarios, allowed)
     metrics = _parse_metrics(r, raw.get("metrics", {}), cnames)
     if metrics.probe is not None and not any(s.kind == "raw" and s.applies_to(metrics.probe)
                                              for s in scenarios):

@@ -84,7 +84,7 @@ def test_check_dataset_source(tmp_path, monkeypatch):
     (tmp_path / "mine.csv").write_text("a,target\n1,0\n2,1\n")
     check_dataset_source("mine", tmp_path)
     check_dataset_source(str(tmp_path / "mine.csv"), None)
-    with pytest.raises(ValueError, match="no data directory is set"):
+    with pytest.raises(ValueError, match="unknown dataset 'mine'.*no data directory is set"):
         check_dataset_source("mine", None)
-    with pytest.raises(ValueError, match="no such file"):
+    with pytest.raises(ValueError, match="unknown dataset 'other'.*no dataset 'other'"):
         check_dataset_source("other", tmp_path)

@@ -273,3 +273,29 @@ def test_cube_round_trips_through_zarr(tiny_spec_path, tmp_path):
     assert_same_cube(tree, reopened)
     xr.testing.assert_identical(tree["metrics"].to_dataset(), reopened["metrics"].to_dataset())
     assert Path(tmp_path / "store" / "results.zarr").is_dir()
+
+
+def test_dataset_overrides_set_classifier_parameters(tmp_path):
+    text = TINY_SPEC.replace('source = "iris"',
+                             'source = "iris"\noverrides = { nb = { var_smoothing = 0.5 } }')
+    spec = parse_spec(text)
+    tree = run(spec, tmp_path / "store", n_jobs=1, progress=False)
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    pred = tree["predictions"]["iris"].to_dataset()
+    blobs = tree["predictions"]["blobs"].to_dataset()
+    for f in range(3):
+        test = np.flatnonzero(pred["fold"].values == f)
+        train = np.flatnonzero(pred["fold"].values != f)
+        direct = GaussianNB(var_smoothing=0.5).fit(X[train], y[train]).predict_proba(X[test])
+        np.testing.assert_allclose(pred["proba"].sel(classifier="nb", scenario="raw").values[test],
+                                   direct, rtol=1e-12)
+    # the other dataset keeps the default
+    Xb, yb = make_classification(n_samples=120, n_features=4, n_informative=2, n_redundant=0,
+                                 random_state=derive_seed(spec.seed, DATASET, 0))
+    test = np.flatnonzero(blobs["fold"].values == 0)
+    train = np.flatnonzero(blobs["fold"].values != 0)
+    np.testing.assert_array_equal(
+        blobs["proba"].sel(classifier="nb", scenario="raw").values[test],
+        GaussianNB().fit(Xb[train], yb[train]).predict_proba(Xb[test]))

@@ -78,6 +78,12 @@ BAD_SPECS = [
               'names = ["brier"]\nprobe = "nb"').replace('kind = "raw"', 'kind = "raw"\nclassifiers = ["lr"]'),
      "metrics.probe", "needs a 'raw' scenario"),
     (_replace("[datasets.blobs]", '[datasets."../evil"]'), "datasets.../evil", "must match"),
+    (_replace('source = "iris"', 'source = "iris"\noverrides = { svm = { C = 1.0 } }'),
+     "datasets.iris.overrides.svm", "neither a classifier nor a scenario"),
+    (_replace('source = "iris"', 'source = "iris"\noverrides = { nb = { C = 1.0 } }'),
+     "datasets.iris.overrides.nb", "unknown parameter 'C'"),
+    (_replace('source = "iris"', 'source = "iris"\noverrides = { raw = { C = 1.0 } }'),
+     "datasets.iris.overrides.raw", "has no calibrator"),
     (_replace("[study]", "[study"), "<toml>", "not valid TOML"),
 ]
 
