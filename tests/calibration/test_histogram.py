@@ -14,23 +14,24 @@ from bayescal.calibration import HistogramBinningCalibrator
 #   bin 1: 0.0, 0.1, 0.25 -> labels 0, 1, 0      -> 1/3
 #   bin 2: 0.3, 0.5       -> labels 1, 1         -> 1
 #   bin 3: (none)                                -> empty
-#   bin 4: 0.8, 0.9, 1.0  -> labels 0, 1, 1      -> 2/3
+#   bin 4: 0.8, 0.9, 1.0  -> labels 0, 1, 0      -> 1/3
+# Overall positive fraction (the "prior" rule): 4/8.
 SCORES = np.array([0.0, 0.1, 0.25, 0.3, 0.5, 0.8, 0.9, 1.0])
-LABELS = np.array([0, 1, 0, 1, 1, 0, 1, 1])
+LABELS = np.array([0, 1, 0, 1, 1, 0, 1, 0])
 
 
 @pytest.mark.parametrize(
     ("empty_bin", "third"),
-    [("interpolate", (1 + 2 / 3) / 2), ("prior", 5 / 8), ("center", 0.625), (0.4, 0.4)],
+    [("interpolate", (1 + 1 / 3) / 2), ("prior", 0.5), ("center", 0.625), (0.4, 0.4)],
 )
 def test_hand_computed_table(empty_bin, third):
     cal = HistogramBinningCalibrator(n_bins=4, empty_bin=empty_bin).fit(SCORES, LABELS)
     np.testing.assert_allclose(cal.bin_edges_, [0, 0.25, 0.5, 0.75, 1])
     np.testing.assert_allclose(cal.bin_weights_, [3, 2, 0, 3])
-    np.testing.assert_allclose(cal.bin_values_, [1 / 3, 1, third, 2 / 3])
+    np.testing.assert_allclose(cal.bin_values_, [1 / 3, 1, third, 1 / 3])
     np.testing.assert_array_equal(cal.empty_bins_, [False, False, True, False])
     got = cal.predict_proba([0.0, 0.25, 0.2500001, 0.6, 0.75, 0.76, 1.0])[:, 1]
-    np.testing.assert_allclose(got, [1 / 3, 1 / 3, 1, third, third, 2 / 3, 2 / 3])
+    np.testing.assert_allclose(got, [1 / 3, 1 / 3, 1, third, third, 1 / 3, 1 / 3])
 
 
 def test_weighted_and_fractional_positive_fraction():
