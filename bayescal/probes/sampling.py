@@ -41,7 +41,10 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   log-density *with* the transforms' log-Jacobian in the unconstrained space,
   so that scale parameters keep a finite mode; the Gaussian draws are mapped
   back to the constrained space. Written by hand: ``pm.find_MAP`` drops the
-  Jacobian, and pymc-extras is not a dependency).
+  Jacobian, and pymc-extras is not a dependency). Like nutpie models, the
+  compiled Laplace program is kept per model structure and refitted by
+  swapping data into its ``pm.Data`` containers (under a lock, since that
+  is shared state).
   Both return ``draws * chains`` independent draws under ``chain=0`` in the
   same DataTree layout as NUTS, so the posterior contract of
   :mod:`bayescal.probes.posterior` holds for every inference.
@@ -188,9 +191,10 @@ def compiled_cache_size() -> int:
 
 
 def clear_compiled_cache() -> None:
-    """Forget the nutpie models compiled in this process."""
+    """Forget the nutpie models and Laplace programs compiled in this process."""
     with _COMPILED_LOCK:
         _COMPILED.clear()
+        _LAPLACE.clear()
         _KEY_LOCKS.clear()
 
 
@@ -309,24 +313,60 @@ def _numerical_hessian(grad: Callable[[np.ndarray], np.ndarray], x: np.ndarray) 
     return 0.5 * (hess + hess.T)
 
 
-def _sample_laplace(builder, data, hyper, *, n_draws, seed):
+@dataclass
+class _LaplaceProgram:
+    """A built model and its compiled log-density, gradient and outputs."""
+
+    model: Any
+    fn: Any
+    value_vars: list
+    rvs: list
+    lock: threading.Lock
+
+
+_LAPLACE: dict[tuple, _LaplaceProgram] = {}
+
+
+def _laplace_program(builder, data, hyper) -> _LaplaceProgram:
+    """Build and compile once per model structure (as for nutpie); swap data in."""
     import pytensor
+
+    key = model_structure_key(builder, data, hyper)
+    with _COMPILED_LOCK:
+        program = _LAPLACE.get(key)
+    if program is None:
+        model = builder(data, **hyper)
+        value_vars = list(model.continuous_value_vars)
+        if len(value_vars) != len(model.value_vars):
+            raise ValueError("inference='laplace' needs a model without discrete parameters.")
+        # Laplace in the unconstrained space *with* the log-Jacobian of the
+        # transforms: the mode of log(sigma) stays finite for a half-normal
+        # scale, where the MAP of pm.find_MAP (jacobian=False) runs to 0.
+        logp = model.logp(jacobian=True)
+        grads = pytensor.grad(logp, value_vars)
+        rvs = [*model.free_RVs, *model.deterministics]
+        outputs = model.replace_rvs_by_values(rvs)
+        fn = model.compile_fn(
+            [logp, *grads, *outputs], inputs=value_vars, on_unused_input="ignore", point_fn=False
+        )
+        program = _LaplaceProgram(model, fn, value_vars, rvs, threading.Lock())
+        with _COMPILED_LOCK:
+            program = _LAPLACE.setdefault(key, program)
+    return program
+
+
+def _sample_laplace(builder, data, hyper, *, n_draws, seed):
+    program = _laplace_program(builder, data, hyper)
+    with program.lock:  # the model's data containers are shared state
+        return _laplace_draws(program, data, n_draws=n_draws, seed=seed)
+
+
+def _laplace_draws(program: _LaplaceProgram, data, *, n_draws, seed):
+    import pymc as pm
     from scipy.optimize import minimize
 
-    model = builder(data, **hyper)
-    value_vars = list(model.continuous_value_vars)
-    if len(value_vars) != len(model.value_vars):
-        raise ValueError("inference='laplace' needs a model without discrete parameters.")
-    # Laplace in the unconstrained space *with* the log-Jacobian of the
-    # transforms: the mode of log(sigma) stays finite for a half-normal scale,
-    # where the MAP of pm.find_MAP (jacobian=False) runs off to sigma -> 0.
-    logp = model.logp(jacobian=True)
-    grads = pytensor.grad(logp, value_vars)
-    rvs = [*model.free_RVs, *model.deterministics]
-    outputs = model.replace_rvs_by_values(rvs)
-    fn = model.compile_fn(
-        [logp, *grads, *outputs], inputs=value_vars, on_unused_input="ignore", point_fn=False
-    )
+    model, fn, value_vars, rvs = program.model, program.fn, program.value_vars, program.rvs
+    pm.set_data(data, model=model)
     point = model.initial_point(random_seed=seed)
     shapes = [np.shape(point[v.name]) for v in value_vars]
     sizes = [int(np.prod(s)) for s in shapes]
