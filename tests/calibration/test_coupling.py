@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -200,3 +202,47 @@ def test_check_pairwise_matrix_ignores_diagonal_and_does_not_mutate():
     out, single = check_pairwise_matrix(R)
     assert single and out.shape == (1, 2, 2) and out[0, 0, 0] == 0.0
     assert R[0, 0] == 5.0
+
+
+def test_hastie_warns_when_not_converged():
+    from sklearn.exceptions import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        couple_hastie1998(R_CYCLIC, max_iter=2)
+
+
+# An extreme matrix (one class dominates) on which the plain iteration needs
+# about 1500 sweeps; the Newton finish must reach the same minimiser.
+R_EXTREME = np.array(
+    [
+        [0.0, 0.00689093, 0.73136944],
+        [0.99310907, 0.0, 0.99643596],
+        [0.26863056, 0.00356404, 0.0],
+    ]
+)
+W_EXTREME = np.array([[0.0, 80.0, 75.0], [80.0, 0.0, 85.0], [75.0, 85.0, 0.0]])
+
+
+def test_hastie_newton_finish_equals_plain_iteration_and_scipy():
+    plain = couple_hastie1998(R_EXTREME, pair_weights=W_EXTREME, newton_after=None, tol=1e-13)
+    fast = couple_hastie1998(R_EXTREME, pair_weights=W_EXTREME)
+    np.testing.assert_allclose(fast, plain, atol=1e-9)
+    expected = _simplex_minimum(lambda p: _hastie_objective(p, R_EXTREME, W_EXTREME), 3)
+    np.testing.assert_allclose(fast, expected, atol=1e-6)
+    assert _hastie_objective(fast, R_EXTREME, W_EXTREME) <= _hastie_objective(
+        expected, R_EXTREME, W_EXTREME
+    ) + 1e-12
+
+
+def test_hastie_clipped_extremes_converge_without_warning():
+    # Isotonic calibrators output pairwise probabilities at the 1e-7 floor.
+    lo, hi = 1e-7, 1 - 1e-7
+    R = np.array([[0.0, hi, hi, lo], [lo, 0.0, 0.5, lo], [lo, 0.5, 0.0, hi], [hi, hi, lo, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = couple_hastie1998(np.stack([R, R.T]))
+    assert np.all(np.isfinite(p)) and np.allclose(p.sum(1), 1)
+    expected = _simplex_minimum(lambda q: _hastie_objective(q, R, np.ones((4, 4))), 4)
+    assert _hastie_objective(p[0], R, np.ones((4, 4))) <= _hastie_objective(
+        expected, R, np.ones((4, 4))
+    ) + 1e-9
