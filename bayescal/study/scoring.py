@@ -13,8 +13,8 @@ rmse_true  :func:`bayescal.metrics.rmse_true`                      ``p_true``
 mae_true   :func:`bayescal.metrics.mae_true`                       ``p_true``
 probe_rmse :func:`bayescal.metrics.rmse_true` against the probe's  probe
            posterior-mean probabilities on the same test samples
-probe_cov. :func:`probe_coverage`: share of probabilities inside   probe
-           the probe's credible interval
+probe_cov. :func:`bayescal.metrics.probe_distance`: share of       probe
+           probabilities inside the probe's credible interval
 ========== ======================================================= ============
 
 Log loss clips the true-class probability at ``1e-15`` so that a single
@@ -28,15 +28,12 @@ a probe, whether or not they are listed in ``metrics.names``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
 __all__ = [
     "LABEL_METRICS",
     "METRICS",
     "label_metrics",
-    "probe_coverage",
     "probe_metrics",
     "truth_metrics",
 ]
@@ -78,51 +75,17 @@ def truth_metrics(p_true: np.ndarray, proba: np.ndarray) -> dict[str, float]:
     return {"rmse_true": rmse_true(p_true, proba[:, 1]), "mae_true": mae_true(p_true, proba[:, 1])}
 
 
-def probe_coverage(proba: Any, interval: Any) -> float:
-    """Share of predicted probabilities inside a probe's credible intervals.
-
-    Parameters
-    ----------
-    proba : array-like of shape (n, K)
-        Probabilities of the classifier under study.
-    interval : array-like of shape (n, K, 2)
-        Lower and upper bounds of the probe's credible interval of each class
-        probability (``predict_interval``).
-
-    Returns
-    -------
-    float
-        Fraction of the ``n * K`` probabilities with ``lower <= p <= upper``;
-        for a binary problem both columns agree, so this is the share of
-        samples whose positive-class probability the probe finds credible.
-
-    Raises
-    ------
-    ValueError
-        If the shapes do not match.
-
-    Examples
-    --------
-    >>> P = np.array([[0.2, 0.8], [0.6, 0.4]])
-    >>> I = np.array([[[0.1, 0.3], [0.7, 0.9]], [[0.1, 0.3], [0.7, 0.9]]])
-    >>> probe_coverage(P, I)
-    0.5
-    """
-    P = np.asarray(proba, dtype=float)
-    bounds = np.asarray(interval, dtype=float)
-    if bounds.shape != (*P.shape, 2):
-        raise ValueError(f"`interval` has shape {bounds.shape}; expected {(*P.shape, 2)} "
-                         "to match `proba`")
-    inside = (P >= bounds[..., 0]) & (P <= bounds[..., 1])
-    return float(inside.mean())
-
-
 def probe_metrics(proba: np.ndarray, probe_proba: np.ndarray,
                   probe_interval: np.ndarray | None) -> dict[str, float]:
-    """``probe_rmse`` and ``probe_coverage`` of one cell against the probe."""
-    from bayescal.metrics import rmse_true
+    """``probe_rmse`` and ``probe_coverage`` of one cell against the probe.
 
-    out = {"probe_rmse": rmse_true(probe_proba, proba), "probe_coverage": np.nan}
-    if probe_interval is not None and np.isfinite(probe_interval).all():
-        out["probe_coverage"] = probe_coverage(proba, probe_interval)
-    return out
+    Computed by :func:`bayescal.metrics.probe_distance` (``rmse`` and
+    ``inside``); without credible intervals (a probe that has none, e.g. a
+    non-Bayesian reference) only the RMSE is defined and the coverage is NaN.
+    """
+    from bayescal.metrics import probe_distance, rmse_true
+
+    if probe_interval is None or not np.isfinite(probe_interval).all():
+        return {"probe_rmse": rmse_true(probe_proba, proba), "probe_coverage": np.nan}
+    distance = probe_distance(proba, probe_proba, probe_interval)
+    return {"probe_rmse": distance.rmse, "probe_coverage": distance.inside}

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import brier_score_loss, log_loss
 
-from bayescal.study.scoring import label_metrics, probe_coverage, probe_metrics, truth_metrics
+from bayescal.study.scoring import label_metrics, probe_metrics, truth_metrics
 
 
 def test_label_metrics_match_sklearn():
@@ -41,12 +41,14 @@ def test_truth_and_probe_metrics():
         got["probe_coverage"])
 
 
-def test_probe_coverage_hand_example_and_bad_shape():
+def test_probe_metrics_with_intervals_hand_example():
     P = np.array([[0.2, 0.8], [0.6, 0.4]])
+    probe = np.array([[0.2, 0.8], [0.6, 0.4]])
     bounds = np.array([[[0.1, 0.3], [0.7, 0.9]], [[0.1, 0.3], [0.7, 0.9]]])
-    assert probe_coverage(P, bounds) == 0.5
-    with pytest.raises(ValueError, match="interval"):
-        probe_coverage(P, bounds[:, 0])
+    got = probe_metrics(P, probe, bounds)
+    assert got["probe_coverage"] == 0.5 and got["probe_rmse"] == 0.0
+    with pytest.raises(ValueError, match="probe_interval"):
+        probe_metrics(P, probe, bounds[:, 0])
 
 
 @settings(max_examples=30, deadline=None)
@@ -55,6 +57,8 @@ def test_coverage_is_a_fraction_and_full_for_wide_intervals(ps, width):
     p = np.asarray(ps)
     P = np.column_stack([1 - p, p])
     wide = np.stack([np.zeros_like(P), np.ones_like(P)], axis=-1)
-    assert probe_coverage(P, wide) == 1.0
-    narrow = np.stack([P - width, P + width], axis=-1)
-    assert 0.0 <= probe_coverage(np.clip(P + 0.6, 0, 1), narrow) <= 1.0
+    assert probe_metrics(P, P, wide)["probe_coverage"] == 1.0
+    narrow = np.clip(np.stack([P - width, P + width], axis=-1), 0, 1)
+    shifted = np.clip(P + 0.6, 0, 1)
+    shifted = shifted / shifted.sum(axis=1, keepdims=True)
+    assert 0.0 <= probe_metrics(shifted, P, narrow)["probe_coverage"] <= 1.0
