@@ -96,8 +96,10 @@ def _safe_file_stem(name: str) -> str:
     return stem or "dataset"
 
 
-def _cross_validated_proba(X: Any, y: Any, n_classes: int, classifier: str, folds: int, seed: int):
-    """Out-of-fold class probabilities, one column per class code ``0 .. n_classes-1``."""
+def _cross_validated_proba(
+    X: Any, y: Any, class_names: list[str], classifier: str, folds: int, seed: int
+) -> Any:
+    """Out-of-fold class probabilities, one column per class code ``0 .. K-1``."""
     import numpy as np
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
@@ -107,8 +109,9 @@ def _cross_validated_proba(X: Any, y: Any, n_classes: int, classifier: str, fold
     if present.size < 2:
         raise click.ClickException("the dataset has a single class; nothing to calibrate.")
     if counts.min() < folds:
+        rare = int(present[np.argmin(counts)])
         raise click.ClickException(
-            f"class code {present[np.argmin(counts)]} has only {counts.min()} sample(s) but "
+            f"class {class_names[rare]!r} (code {rare}) has only {counts.min()} sample(s) but "
             f"stratified {folds}-fold cross-validation needs at least {folds} per class; "
             "lower --folds or merge rare classes."
         )
@@ -117,7 +120,7 @@ def _cross_validated_proba(X: Any, y: Any, n_classes: int, classifier: str, fold
         proba_present = cross_val_predict(
             _make_classifier(classifier, seed), X, y, cv=cv, method="predict_proba"
         )
-    proba = np.zeros((y.shape[0], n_classes))
+    proba = np.zeros((y.shape[0], len(class_names)))
     proba[:, present] = proba_present  # classes absent from the data keep probability 0
     return proba
 
@@ -211,7 +214,7 @@ def reliability_command(
         ds = load_dataset(dataset, data_dir)
     except (ValueError, TypeError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
-    proba = _cross_validated_proba(ds.X, ds.y, ds.n_classes, classifier, folds, seed)
+    proba = _cross_validated_proba(ds.X, ds.y, ds.class_names, classifier, folds, seed)
     kind = "binary" if ds.n_classes == 2 else "top_label"
 
     row = {
