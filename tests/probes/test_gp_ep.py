@@ -1,0 +1,184 @@
+"""Oracle tests of the EP numerics (bayescal.probes.gp_ep)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.linalg import inv, slogdet
+from scipy import integrate
+from scipy.stats import norm
+
+from bayescal.probes.gp_ep import (
+    HyperPrior,
+    ep_log_marginal_likelihood_gradient,
+    ep_predict_latent,
+    fit_ep_hyperparameters,
+    probit_tilted_moments,
+    rbf_kernel,
+    run_ep,
+)
+
+
+def _problem(n=25, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(rng.uniform(size=n) < norm.cdf(2.0 * X[:, 0]), 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    ("y", "mu", "var"), [(1.0, 0.3, 0.5), (-1.0, 1.2, 2.0), (1.0, -2.5, 0.3), (-1.0, -0.1, 9.0)]
+)
+def test_tilted_moments_match_numerical_integration(y, mu, var):
+    def tilted(f, power):
+        return f**power * norm.cdf(y * f) * norm.pdf(f, mu, np.sqrt(var))
+
+    z0 = integrate.quad(tilted, -np.inf, np.inf, args=(0,))[0]
+    m1 = integrate.quad(tilted, -np.inf, np.inf, args=(1,))[0] / z0
+    m2 = integrate.quad(tilted, -np.inf, np.inf, args=(2,))[0] / z0
+    log_z, mu_hat, var_hat = probit_tilted_moments(np.array([y]), np.array([mu]), np.array([var]))
+    assert log_z[0] == pytest.approx(np.log(z0), rel=1e-7)
+    assert mu_hat[0] == pytest.approx(m1, rel=1e-7, abs=1e-9)
+    assert var_hat[0] == pytest.approx(m2 - m1**2, rel=1e-6)
+
+
+def test_tilted_moments_stay_finite_far_in_the_tail():
+    log_z, mu_hat, var_hat = probit_tilted_moments(
+        np.array([1.0]), np.array([-40.0]), np.array([1.0])
+    )
+    assert np.isfinite(log_z).all() and np.isfinite(mu_hat).all() and (var_hat > 0).all()
+
+
+def test_sequential_and_parallel_ep_reach_the_same_fixed_point():
+    X, y = _problem()
+    K = rbf_kernel(X, X, np.array([0.0, 0.3, 0.5]))
+    seq = run_ep(K, y, mode="sequential", tol=1e-10)
+    par = run_ep(K, y, mode="parallel", tol=1e-10)
+    assert seq.converged and par.converged
+    np.testing.assert_allclose(seq.tau, par.tau, atol=1e-8)
+    np.testing.assert_allclose(seq.nu, par.nu, atol=1e-8)
+    assert seq.log_marginal_likelihood == pytest.approx(par.log_marginal_likelihood, abs=1e-9)
+
+
+def test_ep_fixed_point_matches_tilted_moments():
+    # at convergence the EP marginal equals each site's tilted distribution's moments
+    X, y = _problem(seed=1)
+    K = rbf_kernel(X, X, np.array([0.2, 0.0, 0.4]))
+    res = run_ep(K, y, tol=1e-11)
+    tau_c = 1.0 / res.var - res.tau
+    nu_c = res.mean / res.var - res.nu
+    _, mu_hat, var_hat = probit_tilted_moments(y, nu_c / tau_c, 1.0 / tau_c)
+    np.testing.assert_allclose(res.mean, mu_hat, atol=1e-8)
+    np.testing.assert_allclose(res.var, var_hat, atol=1e-8)
+
+
+def test_log_marginal_likelihood_matches_direct_eq_3_65():
+    X, y = _problem(seed=2)
+    K = rbf_kernel(X, X, np.array([0.1, -0.2, 0.3]))
+    res = run_ep(K, y, tol=1e-11)
+    tau, nu = res.tau, res.nu
+    Sigma = inv(inv(K + 1e-12 * np.eye(len(y))) + np.diag(tau))
+    mu = Sigma @ nu
+    var_c = 1.0 / (1.0 / np.diag(Sigma) - tau)
+    mu_c = var_c * (mu / np.diag(Sigma) - nu)
+    mu_site, var_site = nu / tau, 1.0 / tau
+    A = K + np.diag(var_site)
+    direct = (
+        -0.5 * slogdet(A)[1]
+        - 0.5 * mu_site @ inv(A) @ mu_site
+        + np.sum(norm.logcdf(y * mu_c / np.sqrt(1.0 + var_c)))
+        + 0.5 * np.sum(np.log(var_c + var_site))
+        + np.sum((mu_c - mu_site) ** 2 / (2.0 * (var_c + var_site)))
+    )
+    assert res.log_marginal_likelihood == pytest.approx(direct, rel=1e-7)
+
+
+@pytest.mark.parametrize("theta", [np.array([0.0, 0.3, 0.5]), np.array([-0.5, 1.0, 1.2])])
+def test_gradient_eq_5_27_matches_finite_differences(theta):
+    X, y = _problem(seed=3)
+    res = run_ep(rbf_kernel(X, X, theta), y, tol=1e-12, max_sweeps=2000)
+    grad = ep_log_marginal_likelihood_gradient(X, theta, res)
+    h = 1e-5
+    fd = []
+    for j in range(theta.size):
+        e = np.zeros(theta.size)
+        e[j] = h
+        up = run_ep(rbf_kernel(X, X, theta + e), y, tol=1e-12, max_sweeps=2000)
+        down = run_ep(rbf_kernel(X, X, theta - e), y, tol=1e-12, max_sweeps=2000)
+        fd.append((up.log_marginal_likelihood - down.log_marginal_likelihood) / (2 * h))
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-6)
+
+
+def test_predictions_match_dense_formulas():
+    X, y = _problem(seed=4)
+    theta = np.array([0.3, 0.1, 0.2])
+    K = rbf_kernel(X, X, theta)
+    res = run_ep(K, y, tol=1e-11)
+    Xn = np.random.default_rng(9).normal(size=(7, 2))
+    mean, var = ep_predict_latent(X, Xn, theta, res)
+    Ks = rbf_kernel(X, Xn, theta)
+    A = inv(K + np.diag(1.0 / res.tau))
+    np.testing.assert_allclose(mean, Ks.T @ A @ (res.nu / res.tau), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        var, np.exp(2 * theta[-1]) - np.einsum("ij,ik,kj->j", Ks, A, Ks), rtol=1e-7
+    )
+
+
+def test_hyper_prior_gradient_matches_finite_differences():
+    prior = HyperPrior(3.0, 2.0, 1.5)
+    theta = np.array([0.2, -0.4, 0.7])
+    _, grad = prior.logpdf(theta)
+    h = 1e-6
+    fd = [
+        (prior.logpdf(theta + h * e)[0] - prior.logpdf(theta - h * e)[0]) / (2 * h)
+        for e in np.eye(3)
+    ]
+    np.testing.assert_allclose(grad, fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("ard", [True, False])
+def test_type_ii_map_is_a_stationary_point(ard):
+    X, y = _problem(n=40, seed=5)
+    theta0 = np.zeros(3 if ard else 2)
+    fit = fit_ep_hyperparameters(X, y, theta0, prior=HyperPrior(), ard=ard, tol=1e-9)
+    start = fit_ep_hyperparameters(X, y, theta0, prior=HyperPrior(), ard=ard, optimize=False)
+    assert fit.log_posterior > start.log_posterior
+    assert fit.theta_full.size == 3
+
+    def objective(theta):
+        return fit_ep_hyperparameters(
+            X, y, theta, prior=HyperPrior(), ard=ard, optimize=False, tol=1e-11
+        ).log_posterior
+
+    h = 1e-4
+    for j in range(theta0.size):
+        e = np.zeros(theta0.size)
+        e[j] = h
+        slope = (objective(fit.theta + e) - objective(fit.theta - e)) / (2 * h)
+        assert abs(slope) < 1e-2
+
+
+def test_fixed_hyper_parameters_are_not_moved():
+    X, y = _problem(n=30, seed=6)
+    theta0 = np.array([0.5, -0.5, 0.3])
+    fit = fit_ep_hyperparameters(
+        X, y, theta0, prior=HyperPrior(), fixed=np.array([True, False, True])
+    )
+    assert fit.theta[0] == 0.5 and fit.theta[2] == 0.3
+    assert fit.theta[1] != -0.5
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.floats(-1.0, 1.0), st.floats(-1.0, 1.0))
+def test_ep_marginals_are_valid_and_shrink_the_prior(seed, log_ls, log_amp):
+    X, y = _problem(n=15, d=2, seed=seed)
+    theta = np.array([log_ls, log_ls, log_amp])
+    K = rbf_kernel(X, X, theta)
+    res = run_ep(K, y)
+    assert res.converged
+    assert np.all(res.tau >= 0)
+    assert np.all(res.var > 0) and np.all(res.var <= np.diag(K) + 1e-9)
+    # the latent mean takes the side of the label at least as often as not
+    assert np.mean(np.sign(res.mean) == y) >= 0.5
