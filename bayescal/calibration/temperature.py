@@ -30,12 +30,18 @@ TEMPERATURE_INPUTS = ("logits", "probabilities")
 def _tempered(logits: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``softmax(beta z)``, its log-normaliser, and ``z`` with ``-inf`` set to 0."""
     finite = np.isfinite(logits)
-    z = logits if finite.all() else np.where(finite, logits, 0.0)
-    scaled = np.where(finite, beta * z, -np.inf)
+    if finite.all():
+        z = logits
+        scaled = beta * z
+    else:
+        z = np.where(finite, logits, 0.0)
+        scaled = np.where(finite, beta * z, -np.inf)
     top = scaled.max(axis=1, keepdims=True)
-    expd = np.exp(scaled - top)
+    scaled -= top
+    expd = np.exp(scaled, out=scaled)
     total = expd.sum(axis=1, keepdims=True)
-    return expd / total, (np.log(total) + top)[:, 0], z
+    expd /= total
+    return expd, (np.log(total) + top)[:, 0], z
 
 
 def tempered_softmax(logits: np.ndarray, inverse_temperature: float) -> np.ndarray:
