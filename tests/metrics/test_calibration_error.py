@@ -105,3 +105,22 @@ def test_bounds_and_order_invariance(rows, n_bins, strategy, seed):
     perm = np.random.default_rng(seed).permutation(p.size)
     assert expected_calibration_error(y[perm], p[perm], n_bins, strategy) == pytest.approx(ece)
     assert maximum_calibration_error(y[perm], p[perm], n_bins, strategy) == pytest.approx(mce)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 20),
+    st.sampled_from(["uniform", "quantile"]),
+    st.floats(0.3, 5.0),
+    st.floats(0.3, 5.0),
+)
+def test_calibrated_draws_have_ece_within_sampling_noise(seed, n_bins, strategy, a, b):
+    # Scores from any Beta(a, b) with labels drawn at those probabilities: each bin's
+    # observed rate is an unbiased estimate of its mean score, so ECE is pure sampling
+    # noise of order sqrt(M / n) and shrinks as n grows.
+    rng = np.random.default_rng(seed)
+    for n in (1_000, 20_000):
+        p = rng.beta(a, b, size=n)
+        y = rng.binomial(1, p)
+        assert expected_calibration_error(y, p, n_bins, strategy) < 2.0 * np.sqrt(n_bins / n)
