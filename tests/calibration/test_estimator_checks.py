@@ -31,6 +31,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bayescal.calibration import (
     BetaCalibrator,
+    ENIRCalibrator,
     HistogramBinningCalibrator,
     IsotonicCalibrator,
     LogisticGAMCalibrator,
@@ -52,6 +53,7 @@ BINARY_CALIBRATORS = [
     BetaCalibrator(clip=1e-12),
     BetaCalibrator(parameters="am", clip=1e-12),
     UndersamplingCorrection(pi0=0.2),
+    ENIRCalibrator(),
 ]
 
 #: Every calibrator, for scikit-learn's own checks.
