@@ -1,0 +1,178 @@
+"""Tests of DG/DGG calibration-data generation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.datasets import load_iris, make_classification
+from sklearn.naive_bayes import GaussianNB
+from sklearn.tree import DecisionTreeClassifier
+
+from bayescal.calibration import IsotonicCalibrator, OneVsRestCalibrator
+from bayescal.calibration import generation
+from bayescal.calibration.generation import (
+    generate_calibration_data,
+    group_binary_problems,
+    group_by_score,
+)
+
+
+class RowProbe(ClassifierMixin, BaseEstimator):
+    """Test double: X[:, 0] is the row number.
+
+    ``predict_proba`` returns ``(row + 0.5) / n_rows`` for rows it was not
+    trained on and exactly 1.0 for rows it was trained on, so the generated
+    scores tell which row was predicted and whether it was held out.
+    """
+
+    def __init__(self, n_rows=100):
+        self.n_rows = n_rows
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.train_rows_ = set(np.asarray(X)[:, 0].astype(int).tolist())
+        return self
+
+    def predict_proba(self, X):
+        rows = np.asarray(X)[:, 0].astype(int)
+        seen = np.array([r in self.train_rows_ for r in rows])
+        p = np.where(seen, 1.0, (rows + 0.5) / self.n_rows)
+        return np.column_stack([1 - p, p])
+
+
+def _row_data(n=100, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([np.arange(n), rng.normal(size=n)])
+    y = rng.integers(0, 2, size=n)
+    y[:2] = [0, 1]
+    return X, y
+
+
+def test_group_by_score_hand_example():
+    # sorted: (0.1,0) (0.2,0) | (0.4,1) (0.8,0) | (0.9,1) -- last group holds the remainder
+    s, t = group_by_score([0.9, 0.1, 0.4, 0.2, 0.8], [1, 0, 1, 0, 0], group_size=2)
+    np.testing.assert_allclose(s, [0.15, 0.6, 0.9])
+    np.testing.assert_allclose(t, [0.0, 0.5, 1.0])
+    s, t = group_by_score([0.3, 0.1, 0.2, 0.4], [1, 1, 0, 0], group_size=4)
+    np.testing.assert_allclose(s, [0.25])
+    np.testing.assert_allclose(t, [0.5])
+
+
+def test_dg_predicts_only_held_out_rows_with_their_labels():
+    X, y = _row_data()
+    s, t = generate_calibration_data(RowProbe(), X, y, n_samples=700, random_state=1)
+    assert s.shape == (700,) and t.shape == (700,) and t.dtype == np.int64
+    assert np.all(s < 1.0), "a training row was used as calibration data"
+    rows = np.floor(s * 100).astype(int)
+    np.testing.assert_array_equal(t, y[rows])
+    # out-of-bootstrap rounds hold out about 36.8% of the rows each
+    assert 0.25 < np.unique(rows).size / 100 <= 1.0
+
+
+def test_dg_with_test_fraction_holds_out_that_share():
+    X, y = _row_data()
+    s, t = generate_calibration_data(
+        RowProbe(), X, y, n_samples=250, test_fraction=0.25, random_state=2
+    )
+    assert np.all(s < 1.0)
+    rows = np.floor(s * 100).astype(int)
+    # rounds of exactly 25 held-out rows, each round without repeats
+    for r in range(10):
+        assert np.unique(rows[25 * r : 25 * (r + 1)]).size == 25
+    np.testing.assert_array_equal(t, y[rows])
+
+
+def test_dgg_is_dg_grouped_and_deterministic():
+    X, y = make_classification(n_samples=150, random_state=0)
+    dg = generate_calibration_data(GaussianNB(), X, y, n_samples=1000, random_state=3)
+    dgg = generate_calibration_data(
+        GaussianNB(), X, y, method="dgg", n_samples=1000, group_size=100, random_state=3
+    )
+    assert dgg[0].shape == (10,) and dgg[1].shape == (10,)
+    expected = group_by_score(dg[0], dg[1], 100)
+    np.testing.assert_allclose(dgg[0], expected[0])
+    np.testing.assert_allclose(dgg[1], expected[1])
+    # fractional labels in [0, 1], scores increasing
+    assert np.all(np.diff(dgg[0]) >= 0) and np.all((dgg[1] >= 0) & (dgg[1] <= 1))
+    again = generate_calibration_data(GaussianNB(), X, y, n_samples=1000, random_state=3)
+    np.testing.assert_array_equal(dg[0], again[0])
+    other = generate_calibration_data(GaussianNB(), X, y, n_samples=1000, random_state=4)
+    assert not np.array_equal(dg[0], other[0])
+
+
+def test_estimator_random_state_is_seeded_for_determinism():
+    X, y = make_classification(n_samples=80, random_state=1)
+    tree = DecisionTreeClassifier(max_features=1)  # random_state=None: seeded per round
+    a = generate_calibration_data(tree, X, y, n_samples=300, random_state=5)
+    b = generate_calibration_data(tree, X, y, n_samples=300, random_state=5)
+    np.testing.assert_array_equal(a[0], b[0])
+
+
+def test_multiclass_returns_probabilities_and_codes():
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    P, codes = generate_calibration_data(
+        GaussianNB(), X, labels, method="dgg", n_samples=400, random_state=0
+    )
+    assert P.shape == (400, 3) and codes.shape == (400,)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    assert set(np.unique(codes)) <= {0, 1, 2}
+    # the column of the true class is mostly the largest (columns follow np.unique(y))
+    assert np.mean(np.argmax(P, axis=1) == codes) > 0.85
+
+
+def test_group_binary_problems_groups_each_one_vs_rest_problem():
+    X, y = load_iris(return_X_y=True)
+    P, codes = generate_calibration_data(GaussianNB(), X, y, n_samples=300, random_state=0)
+    ovr = OneVsRestCalibrator(IsotonicCalibrator())
+    problems = group_binary_problems(ovr, P, codes, group_size=50)
+    assert [p.key for p in problems] == [(0,), (1,), (2,)]
+    for k, problem in enumerate(problems):
+        s, t = group_by_score(P[:, k], (codes == k).astype(float), 50)
+        np.testing.assert_allclose(problem.scores, s)
+        np.testing.assert_allclose(problem.targets, t)
+        np.testing.assert_array_equal(problem.sample_weight, np.ones(6))
+    fitted = ovr.fit_binary_problems(problems, n_outputs=3)
+    np.testing.assert_allclose(fitted.predict_proba(P).sum(axis=1), 1.0)
+    with pytest.raises(TypeError, match="reduction"):
+        group_binary_problems(IsotonicCalibrator(), P, codes)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"method": "dggg"}, ValueError, "method"),
+        ({"n_samples": 0}, ValueError, "n_samples"),
+        ({"group_size": 0}, ValueError, "group_size"),
+        ({"group_size": 2.5}, TypeError, "group_size"),
+        ({"test_fraction": 1.5}, ValueError, "test_fraction"),
+    ],
+)
+def test_bad_arguments(kwargs, error, match):
+    X, y = make_classification(n_samples=40, random_state=0)
+    with pytest.raises(error, match=match):
+        generate_calibration_data(GaussianNB(), X, y, **kwargs)
+
+
+def test_bad_data():
+    X, y = make_classification(n_samples=40, random_state=0)
+    with pytest.raises(TypeError, match="predict_proba"):
+        generate_calibration_data(object(), X, y)
+    with pytest.raises(ValueError, match="single class"):
+        generate_calibration_data(GaussianNB(), X, np.zeros(40))
+    with pytest.raises(ValueError, match="inconsistent"):
+        generate_calibration_data(GaussianNB(), X, y[:30])
+    with pytest.raises(ValueError, match="1-D"):
+        generate_calibration_data(GaussianNB(), X, y.reshape(-1, 1))
+    with pytest.raises(ValueError, match="X"):
+        generate_calibration_data(GaussianNB(), X[:, 0], y)
+    with pytest.raises(ValueError, match="targets"):
+        group_by_score([0.1, 0.2], [0.5, 1.5])
+
+
+def test_bootstrap_without_every_class_raises(monkeypatch):
+    monkeypatch.setattr(generation, "MAX_REDRAWS", 0)
+    X, y = make_classification(n_samples=40, random_state=0)
+    with pytest.raises(ValueError, match="bootstrap"):
+        generate_calibration_data(GaussianNB(), X, y)
