@@ -9,8 +9,7 @@ from sklearn.datasets import load_iris, make_classification
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
-from bayescal.calibration import IsotonicCalibrator, OneVsRestCalibrator
-from bayescal.calibration import generation
+from bayescal.calibration import IsotonicCalibrator, OneVsRestCalibrator, generation
 from bayescal.calibration.generation import (
     generate_calibration_data,
     group_binary_problems,
