@@ -44,11 +44,15 @@ def pooled_isotonic_fit(
         scores, targets, weights = scores[keep], targets[keep], weights[keep]
     order = np.argsort(scores)  # ties are pooled below, so stability is not needed
     s = scores[order]
-    w = weights[order]
-    wt = w * targets[order]
     starts = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
     x = s[starts]
-    w_sum = np.add.reduceat(w, starts)
+    if np.all(weights == 1.0):  # unit weights: group sizes instead of weight sums
+        w_sum = np.diff(np.append(starts, s.shape[0])).astype(np.float64)
+        wt = targets[order]
+    else:
+        w = weights[order]
+        w_sum = np.add.reduceat(w, starts)
+        wt = w * targets[order]
     y_mean = np.add.reduceat(wt, starts) / w_sum
     fitted = isotonic_regression(y_mean, weights=w_sum, increasing=increasing).x
     if fitted.shape[0] > 2:
