@@ -1,9 +1,15 @@
 """bayescal.calibration."""
 
 from bayescal.calibration.beta import BetaCalibrator
+from bayescal.calibration.calibrated_classifier import SCENARIOS, CalibratedClassifier
 from bayescal.calibration.coupling import couple_hastie1998, couple_wu2004, pairwise_coupling
 from bayescal.calibration.enir import ENIRCalibrator, near_isotonic_path
 from bayescal.calibration.gam import LogisticGAMCalibrator
+from bayescal.calibration.generation import (
+    generate_calibration_data,
+    group_binary_problems,
+    group_by_score,
+)
 from bayescal.calibration.histogram import HistogramBinningCalibrator
 from bayescal.calibration.isotonic import IsotonicCalibrator
 from bayescal.calibration.platt import PlattCalibrator
@@ -19,6 +25,11 @@ from bayescal.calibration.undersampling import UndersamplingCorrection
 __all__ = [
     "AllPairsCalibrator",
     "BetaCalibrator",
+    "CalibratedClassifier",
+    "SCENARIOS",
+    "generate_calibration_data",
+    "group_binary_problems",
+    "group_by_score",
     "ENIRCalibrator",
     "near_isotonic_path",
     "HistogramBinningCalibrator",
