@@ -3,3 +3,4 @@
 from bayescal.probes.binning import ABBCalibrator, BBQCalibrator, SBBCalibrator  # noqa: E402,F401
 from bayescal.probes.sampling import PosteriorFit, sample_posterior  # noqa: E402,F401
 from bayescal.probes.gp_classifier import BayesianGPClassifier  # noqa: E402,F401
+from bayescal.probes.logistic import BayesianLogisticRegression  # noqa: E402,F401

@@ -499,6 +499,11 @@ def sample_posterior(
     cores = check_positive_int(cores, "cores")
     if not 0.0 < float(target_accept) < 1.0:
         raise ValueError(f"`target_accept` must lie in (0, 1); got {target_accept!r}.")
+    if inference == "nuts" and sampler == "nutpie" and tune < 1:
+        # nuts-rs 0.18 aborts the process (a Rust panic) on tune=0.
+        raise ValueError(
+            "`tune` must be >= 1 with sampler='nutpie'; use sampler='pymc' for tune=0."
+        )
     hyper = dict(hyper or {})
     data = {name: np.asarray(value) for name, value in data.items()}
     seed = seed_from_random_state(random_state)

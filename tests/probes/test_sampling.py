@@ -198,6 +198,7 @@ def test_pymc_sampler_runs_in_daemonic_process(y_data):
         ({"draws": 0}, ValueError, "draws"),
         ({"chains": 0}, ValueError, "chains"),
         ({"tune": -1}, ValueError, "tune"),
+        ({"tune": 0}, ValueError, "tune"),
         ({"target_accept": 1.5}, ValueError, "target_accept"),
         ({"random_state": "seed"}, TypeError, "random_state"),
         ({"random_state": -3}, ValueError, "random_state"),
