@@ -106,7 +106,7 @@ def main():
             coupling_table([1_000], [3, 5], 200, 2, rng)
             reduction_table([1_000], 4, 2, rng)
         else:
-            coupling_table([1_000, 10_000, 100_000], [3, 5, 10], 2_000, 3, rng)
+            coupling_table([1_000, 10_000, 100_000], [3, 5, 10], 300, 3, rng)
             reduction_table([1_000, 10_000, 100_000], 4, 3, rng)
 
 

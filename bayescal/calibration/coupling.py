@@ -223,19 +223,30 @@ def couple_hastie1998(
     # pairwise probability is exactly 0 or 1; only then can Newton finish the job.
     interior = np.all((w[:, off] > 0) & (arr[:, off] > 0) & (arr[:, off] < 1), axis=1)
     p = np.full((n, k), 1.0 / k)
-    active = np.arange(n)  # samples not yet converged
+    # Working copies of the samples not yet converged; re-sliced only when some finish.
+    active = np.arange(n)
+    pa, Ra, Wa, Ta, Ia = p.copy(), arr, w, target, interior
+
+    def keep(mask: np.ndarray) -> None:
+        nonlocal active, pa, Ra, Wa, Ta, Ia
+        p[active[~mask]] = pa[~mask]
+        active, pa, Ra, Wa, Ta, Ia = (x[mask] for x in (active, pa, Ra, Wa, Ta, Ia))
+
     sweeps = 0
     while active.size and sweeps < max_iter:
-        if newton_after is not None and sweeps == newton_after:
-            switch = active[interior[active]]
-            if switch.size:
-                p[switch], done = _bradley_terry_newton(arr[switch], w[switch], p[switch], tol)
-                active = np.setdiff1d(active, switch[done])
-                if not active.size:
-                    break
-        p[active], converged = _hastie_sweep(arr[active], w[active], target[active], p[active], tol)
-        active = active[~converged]
+        if newton_after is not None and sweeps == newton_after and Ia.any():
+            newton_p, done = _bradley_terry_newton(Ra[Ia], Wa[Ia], pa[Ia], tol)
+            pa[Ia] = newton_p
+            finished = np.zeros(active.size, dtype=bool)
+            finished[np.flatnonzero(Ia)[done]] = True
+            keep(~finished)
+            if not active.size:
+                break
+        pa, converged = _hastie_sweep(Ra, Wa, Ta, pa, tol)
+        if converged.any():
+            keep(~converged)
         sweeps += 1
+    p[active] = pa
     if active.size:
         warnings.warn(
             f"couple_hastie1998 did not converge within max_iter={max_iter} sweeps for "
