@@ -156,7 +156,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         GP, 2 chains x 600 steps: 182 s with 2 processes, 28 s with 1).
     ep_mode : {"parallel", "sequential"}, default="parallel"
         Site update schedule of EP (:func:`bayescal.probes.gp_ep.run_ep`).
-    ep_tol : float, default=1e-5
+    ep_tol : float, default=1e-4
         EP convergence tolerance on the site parameters.
     max_sweeps : int, default=200
         Most EP sweeps.
@@ -237,7 +237,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
                  lengthscale: float | None = None, amplitude: float | None = None,
                  lengthscale_prior: tuple[float, float] = (3.0, 3.0),
                  amplitude_prior: float = 2.0, sampler: str = "pymc", cores: int = 1,
-                 ep_mode: str = "parallel", ep_tol: float = 1e-5, max_sweeps: int = 200,
+                 ep_mode: str = "parallel", ep_tol: float = 1e-4, max_sweeps: int = 200,
                  blas_threads: int | None = 1, random_state: Any = None) -> None:
         self.kernel = kernel
         self.ard = ard

@@ -183,6 +183,10 @@ def _log_Z_ep(L: np.ndarray, V: np.ndarray, tau: np.ndarray, nu: np.ndarray,
     )
 
 
+#: Parallel sweeps tried before falling back to sequential (Algorithm 3.5) sweeps.
+PARALLEL_PATIENCE = 30
+
+
 def run_ep(
     K: np.ndarray,
     y: np.ndarray,
@@ -208,8 +212,10 @@ def run_ep(
         ``"parallel"``: all sites updated at once from the current marginals
         (the same site update, Eq. 3.59), then one Cholesky per sweep; the step
         is damped by ``damping`` and halved whenever the largest site change
-        grows. Both iterate to the same EP fixed point; the parallel form is
-        much faster in NumPy for n in the hundreds or more.
+        grows; after ``PARALLEL_PATIENCE`` sweeps without convergence it falls
+        back to sequential sweeps (parallel EP can oscillate for large
+        amplitudes). Both iterate to the same EP fixed point; the parallel form
+        is much faster in NumPy for n in the hundreds or more.
     damping : float, default=1.0
         Initial step size of the parallel site update in (0, 1].
     max_sweeps : int, default=200
@@ -235,6 +241,8 @@ def run_ep(
     step = float(damping)
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):  # noqa: B007 (used after the loop)
+        if mode == "parallel" and sweeps > PARALLEL_PATIENCE:
+            mode = "sequential"  # parallel updates oscillate here: fall back to Alg. 3.5
         if mode == "sequential":
             tau_new, nu_new = _sequential_sweep(K, y, tau, nu)
         else:
