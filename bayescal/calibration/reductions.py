@@ -173,6 +173,16 @@ class _BinaryReduction(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            Bad probabilities or labels (DESIGN "Bad input"), a class with no
+            sample, or a binary problem its calibrator cannot fit (the message
+            names the problem's key).
+        TypeError
+            If ``calibrator`` lacks ``fit``/``predict_proba``, or labels are
+            not numbers.
         """
         problems, n_outputs = self._validated_problems(P, y, sample_weight)
         return self.fit_binary_problems(problems, n_outputs=n_outputs)
