@@ -75,7 +75,8 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
                 f"`scores` has {s.shape[0]} samples but {type(self).__name__} needs at "
                 f"least {self._min_samples}."
             )
-        check_n_classes_present(t, "y")
+        if t.min() == t.max():  # O(n); the full check sorts, so run it only to raise
+            check_n_classes_present(t, "y")
         self._fit(s, t, w)
         self.classes_ = np.array([0, 1])
         self.n_features_in_ = 1

@@ -109,10 +109,16 @@ class HistogramBinningCalibrator(BinaryCalibrator):
         n_bins = check_positive_int(self.n_bins, "n_bins")
         check_choice(self.strategy, "strategy", BINNING_STRATEGIES)
         rule = self._check_empty_bin()
-        edges = bin_edges(scores[weights > 0], n_bins, self.strategy)
+        unit = bool(np.all(weights == 1.0))
+        support = scores if unit else scores[weights > 0]
+        edges = bin_edges(support, n_bins, self.strategy)
         idx = assign_bins(scores, edges)
-        w_bin = np.bincount(idx, weights=weights, minlength=n_bins)
-        wt_bin = np.bincount(idx, weights=weights * targets, minlength=n_bins)
+        if unit:  # plain counts: one pass less than weighted sums
+            w_bin = np.bincount(idx, minlength=n_bins).astype(np.float64)
+            wt_bin = np.bincount(idx, weights=targets, minlength=n_bins)
+        else:
+            w_bin = np.bincount(idx, weights=weights, minlength=n_bins)
+            wt_bin = np.bincount(idx, weights=weights * targets, minlength=n_bins)
         empty = w_bin <= 0
         values = np.divide(wt_bin, w_bin, out=np.zeros(n_bins), where=~empty)
         if empty.any():
