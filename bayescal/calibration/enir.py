@@ -232,13 +232,31 @@ def ensemble_weights(
         models = np.flatnonzero(last_at_lambda)
     # Exact log-likelihoods are costly for models with many moving groups, so
     # prune with the bound loglik <= upper_loglik (each group at its mean):
-    # criterion >= lower. Start from the isotonic end (exact: nothing moves).
+    # criterion >= lower. Models are evaluated exactly in increasing order of
+    # their bound, in batches of doubling size, starting with the isotonic end;
+    # a model whose bound exceeds the best exact criterion so far by the margin
+    # cannot get a relative weight above exp(-40) / #models and is dropped.
     lower = -2.0 * path.upper_loglik[models] + penalty_per_df * df[models]
     margin = 2.0 * (_NEGLIGIBLE_LOG_WEIGHT + np.log(models.shape[0]))
-    reference = -2.0 * _model_logliks(path, models[-1:])[0] + penalty_per_df * df[models[-1]]
-    if np.isfinite(reference):
-        models = models[lower <= reference + margin]
-    criterion = -2.0 * _model_logliks(path, models) + penalty_per_df * df[models]
+    order = np.argsort(lower, kind="stable")
+    pending = np.concatenate([[models.shape[0] - 1], order[order != models.shape[0] - 1]])
+    done_idx: list[np.ndarray] = []
+    done_crit: list[np.ndarray] = []
+    best = np.inf
+    batch = 1
+    while pending.size:
+        take, pending = np.sort(pending[:batch]), pending[batch:]
+        crit = -2.0 * _model_logliks(path, models[take]) + penalty_per_df * df[models[take]]
+        done_idx.append(take)
+        done_crit.append(crit)
+        best = min(best, float(np.min(crit)))
+        if np.isfinite(best):
+            pending = pending[lower[pending] <= best + margin]
+        batch *= 2
+    idx = np.concatenate(done_idx)
+    keep_order = np.argsort(idx)
+    models = models[idx[keep_order]]
+    criterion = np.concatenate(done_crit)[keep_order]
     finite = np.isfinite(criterion)
     if not finite.any():
         raise ValueError(
