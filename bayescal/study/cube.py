@@ -224,6 +224,6 @@ def open_results(store: str | Any) -> Any:
     if not cells.exists():
         raise ValueError(f"{str(store)!r} is not a bayescal study store (no study.json)")
     if cells.cube_path.is_dir():
-        with xr.open_datatree(cells.cube_path, engine="zarr") as tree:
+        with xr.open_datatree(cells.cube_path, engine="zarr", consolidated=False) as tree:
             return tree.load()
     return consolidate(cells)

@@ -27,7 +27,6 @@ import os
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -179,8 +178,9 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
         :mod:`bayescal.study.store`).
     resume : bool, default=False
         Continue a study already started in ``store`` (same spec): only the
-        cells without a file are computed. Without it an existing store is an
-        error (nothing is overwritten).
+        cells without a file are computed (a store that does not exist yet
+        is simply started). Without it an existing store is an error
+        (nothing is overwritten).
     scheduler : str, optional
         Run the cells on Dask: ``"local"`` starts a ``LocalCluster`` on
         127.0.0.1 with ``n_jobs`` single-threaded worker processes; any

@@ -28,6 +28,7 @@ a probe, whether or not they are listed in ``metrics.names``.
 from __future__ import annotations
 
 from collections.abc import Callable
+
 import numpy as np
 
 __all__ = [
