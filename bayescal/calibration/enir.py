@@ -1,6 +1,6 @@
 """Ensemble of near-isotonic regressions (ENIR) calibration.
 
-ENIR (Naeini & Cooper 2016/2018) relaxes isotonic regression: instead of forcing
+ENIR (Naeini & Cooper 2016, 2018) relaxes isotonic regression: instead of forcing
 the calibration map to be monotone it penalises violations of monotonicity,
 traces the whole solution path of near-isotonic regression (Tibshirani,
 Hoefling & Tibshirani 2011) from the saturated fit (``lam = 0``) to the isotonic
@@ -361,9 +361,8 @@ class ENIRCalibrator(BinaryCalibrator):
     References
     ----------
     .. [1] Naeini, M. P. and Cooper, G. F. (2018). Binary classifier calibration
-       using an ensemble of piecewise linear regression models. Knowledge and
-       Information Systems 54, 151-170; and (2016) "Binary classifier
-       calibration using an ensemble of near isotonic regression models", ICDM.
+       using an ensemble of near isotonic regression models. Knowledge and
+       Information Systems; conference version in IEEE ICDM 2016.
     .. [2] Tibshirani, R. J., Hoefling, H. and Tibshirani, R. (2011).
        Nearly-isotonic regression. Technometrics 53(1), 54-61.
 
