@@ -183,6 +183,15 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`).
     theta_ : ndarray of shape (n_latent, D + 1)
         ``ep`` only: fitted log length-scales and log amplitude per latent.
+    ep_results_ : list of EPResult
+        ``ep`` only: the converged EP state per latent (sites, Cholesky factor).
+    x_mean_, x_scale_ : ndarray of shape (D,)
+        Standardisation of the inputs; ``X_train_`` the standardised training inputs.
+    seed_ : int
+        Integer seed drawn from ``random_state`` at fit; seeds the sampler and
+        the predictive draws, so one fit always gives the same draws.
+    hsgp_centre_, hsgp_boundary_ : ndarray, tuple
+        ``hsgp`` only: centre of the inputs and the boundary ``L`` per input.
 
     Notes
     -----
@@ -332,7 +341,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.x_scale_ = np.where(scale > 0, scale, 1.0)
         Xs = (Xv - self.x_mean_) / self.x_scale_
         self.X_train_ = Xs
-        self._seed_ = _seed(self.random_state)
+        self.seed_ = _seed(self.random_state)
         start = time.perf_counter()
         with limit_blas_threads(self.blas_threads):
             if self.inference == "ep":
@@ -371,9 +380,8 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             thetas.append(fit.theta_full)
         self.theta_ = np.array(thetas)
         self.ep_results_ = [f.result for f in fits]
-        self.ep_weights_ = np.array([f.result.weights(f.K) for f in fits])
         converged = all(f.result.converged for f in fits)
-        rng = np.random.default_rng(self._seed_)
+        rng = np.random.default_rng(self.seed_)
         n_draws = int(self.draws) * int(self.chains)
         draws = np.empty((n_draws, len(fits), n))
         for k, f in enumerate(fits):
@@ -441,7 +449,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         fit = sample_posterior(
             gp_classifier_model, data, hyper=hyper, inference="nuts", sampler=self.sampler,
             draws=int(self.draws), tune=int(self.tune), chains=int(self.chains),
-            random_state=self._seed_, cores=int(self.cores), blas_threads=self.blas_threads,
+            random_state=self.seed_, cores=int(self.cores), blas_threads=self.blas_threads,
         )
         self.idata_ = fit.idata
         self.hsgp_boundary_ = boundary
@@ -547,7 +555,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         ``random_state`` (the same fit gives the same draws).
         """
         mean, var = self._latent_predictive(X)
-        rng = np.random.default_rng(self._seed_ + 1)
+        rng = np.random.default_rng(self.seed_ + 1)
         if self.inference == "ep":
             n_draws = int(self.draws) * int(self.chains)
             f = mean + np.sqrt(var) * rng.standard_normal((n_draws, *mean.shape[1:]))
