@@ -12,6 +12,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict, train_test_split
 from sklearn.utils.validation import check_is_fitted
@@ -201,7 +202,7 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._check_parameters()
-        X_ = check_matrix(X, "X", allow_nan=True, min_samples=2)
+        X_ = _check_features(X, min_samples=2)
         y_arr = np.asarray(y)
         if y_arr.ndim != 1:
             raise ValueError(f"`y` must be 1-D; got an array of shape {y_arr.shape}.")
@@ -307,11 +308,11 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Calibrated class probabilities, shape ``(n, K)`` (columns ``classes_``)."""
         check_is_fitted(self, "estimator_")
-        X_ = check_matrix(X, "X", allow_nan=True)
+        X_ = _check_features(X)
         if X_.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"`X` has {X_.shape[1]} features but the classifier was fitted with "
-                f"{self.n_features_in_}."
+                f"X has {X_.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input (the number it was fitted with)."
             )
         P = self._proba(X_)
         if self.calibrator_ is None:
@@ -322,7 +323,17 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest calibrated probability."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+def _check_features(X: Any, min_samples: int = 1) -> np.ndarray:
+    if sp.issparse(X):
+        raise TypeError(
+            "`X` is a sparse matrix, which CalibratedClassifier does not support; "
+            "pass a dense array (X.toarray())."
+        )
+    return check_matrix(X, "X", allow_nan=True, min_samples=min_samples)
 
 
 def _as_int_seed(random_state: Any) -> Any:

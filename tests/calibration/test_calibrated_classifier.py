@@ -11,6 +11,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bayescal.calibration import (
     ENIRCalibrator,
@@ -213,6 +214,36 @@ def test_bad_data(binary_data):
     clf.fit(X, y)
     with pytest.raises(ValueError, match="features"):
         clf.predict_proba(X[:, :3])
+
+
+_SHARED_MESSAGES = (
+    "bayescal.validation's messages name the argument and give the remedy; they do not "
+    "contain the exact phrase this check greps for"
+)
+#: scikit-learn checks expected to fail, with the reason.
+EXPECTED_FAILED_CHECKS = {
+    "check_complex_data": _SHARED_MESSAGES,
+    "check_estimators_empty_data_messages": _SHARED_MESSAGES,
+    "check_fit2d_predict1d": _SHARED_MESSAGES,
+    "check_requires_y_none": _SHARED_MESSAGES,
+    "check_supervised_y_2d": (
+        "a 2-D y is rejected with a ValueError (DESIGN: nothing is reshaped silently) "
+        "instead of the DataConversionWarning and ravel this check expects"
+    ),
+}
+
+
+@parametrize_with_checks(
+    [
+        CalibratedClassifier(
+            GaussianNB(), OneVsRestCalibrator(IsotonicCalibrator()), scenario="full"
+        ),
+        CalibratedClassifier(GaussianNB(), scenario="raw"),
+    ],
+    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
 
 
 def _log_loss(p, y):
