@@ -106,7 +106,8 @@ class LogisticGAMCalibrator(BinaryCalibrator):
         Effective degrees of freedom ``tr((X'WX + lambda S)^{-1} X'WX)``
         (2 for the linear fit).
     criterion_value_ : float
-        Value of the criterion at ``smoothing_``.
+        Value of the criterion at ``smoothing_`` (for the linear fit, its value
+        at the top of the search grid, which the linear fit attains in the limit).
     classes_ : ndarray of shape (2,)
         ``[0, 1]``.
 
