@@ -1,0 +1,168 @@
+"""The HTML report: content, order, escaping, self-containment, the command."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import xarray as xr  # noqa: E402
+from click.testing import CliRunner  # noqa: E402
+
+from bayescal.report import build_report  # noqa: E402
+from bayescal.report.commands import report_command  # noqa: E402
+from tests.report.cube_factory import make_cube  # noqa: E402
+
+IMG = re.compile(r"<img src=\"([^\"]*)\" alt=\"([^\"]*)\">")
+
+
+def _small(**kw):
+    args = dict(datasets=("d",), classifiers=("nb", "blr"), scenarios=("raw", "cal"), folds=3,
+                n_samples=120)
+    args.update(kw)
+    return make_cube(**args)
+
+
+def _section_start(page: str) -> int:
+    return page.index("<section")
+
+
+def test_failed_diagnostics_warn_at_the_top_of_the_page(tmp_path):
+    page = build_report(_small(failed_diagnostics=True), tmp_path / "r.html",
+                        progress=False).read_text()
+    box = page.index("<div class='warning' id='warnings'")
+    assert box < _section_start(page)  # before the study, tables and figures
+    assert page.index("<body>") < box < page.index("<section id='study'>")
+    warning = page[box:page.index("</div>", box)]
+    assert "1 of 3 Bayesian fits failed" in warning
+    assert "d / blr / raw / fold 0: max R-hat 1.200 &gt; 1.01; 3 divergent transitions" in warning
+    # the diagnostics table marks the same row
+    diag = page[page.index("<section id='diagnostics'>"):]
+    assert diag.count("<tr class='failed'>") == 1
+    assert "Worst fit: <b>d / blr / raw / fold 0</b>" in diag
+
+
+def test_no_warning_box_when_everything_passed(tmp_path):
+    page = build_report(_small(), tmp_path / "r.html", progress=False).read_text()
+    assert "id='warnings'" not in page
+    assert "All 3 Bayesian fits pass" in page
+
+
+def test_unfinished_and_failed_cells_are_warned_about(tmp_path):
+    cube = _small(bayesian=())
+    cube.attrs.update(cells_done=5, cells_total=12,
+                      errors='{"d/nb/cal/r0/f1": "RuntimeError: <boom>"}')
+    page = build_report(cube, tmp_path / "r.html", progress=False).read_text()
+    box = page[page.index("id='warnings'"):_section_start(page)]
+    assert "5 of 12 cells" in box
+    assert "RuntimeError: &lt;boom&gt;" in box and "<boom>" not in page
+
+
+def test_page_content_is_complete_and_self_contained(tmp_path):
+    cube = _small(datasets=("d", "e"))
+    path = build_report(cube, tmp_path / "out", progress=False)
+    assert path == tmp_path / "out" / "report.html"
+    page = path.read_text()
+    # study metadata
+    for text in ("<th>seed</th><td style='text-align:left'>7</td>", "3 min 25 s",
+                 "<th>numpy</th>", "Specification (TOML)"):
+        assert text in page
+    # a summary table per metric, each with its markers explained in words
+    for metric in ("brier", "log_loss", "ece", "accuracy", "rmse_true", "mae_true"):
+        start = page.index(f"<h3 id='table-{metric}'>")
+        block = page[start:page.index("<h3", start + 5)]
+        assert "<table>" in block and "<u>Underlined</u> cells differ significantly" in block
+        assert "cv ttest" in block
+    assert "fit_seconds</h3>" not in page  # timings are not tabulated
+    # figures: per dataset spread, reliability, maps, truth; per Bayesian cell instances
+    images = IMG.findall(page)
+    alts = [alt for _, alt in images]
+    for d in ("d", "e"):
+        for what in ("metric spread over folds for", "reliability diagrams of",
+                     "calibration maps of", "predicted against true probability on"):
+            assert f"{what} {d}" in alts
+        assert f"per-instance uncertainty of {d} / blr / raw" in alts
+    assert len(images) == 10
+    for uri, _ in images:  # every image is an embedded PNG
+        assert uri.startswith("data:image/png;base64,")
+        assert base64.b64decode(uri.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    # nothing is loaded from elsewhere, and the policy forbids it
+    assert not re.search(r"(src|href)=['\"](?!data:|#)", page)
+    assert "http://" not in page and "https://" not in page
+    assert "default-src 'none'; img-src data:" in page
+    assert "<script" not in page
+
+
+def test_every_string_from_the_spec_or_data_is_escaped(tmp_path):
+    cube = make_cube(datasets=("<i>d</i>",), classifiers=("a&b", "<blr>"),
+                     scenarios=("raw", "\"cal\""), bayesian=("<blr>",), folds=2,
+                     n_samples=60)
+    page = build_report(cube, tmp_path / "r.html", progress=False).read_text()
+    assert "synthetic &lt;cube&gt; &amp; &#x27;friends&#x27;" in page  # study name
+    assert "name = &quot;synthetic &lt;cube&gt;" in page  # spec text
+    for raw in ("<i>d</i>", "<blr>", "a&b", "<cube>"):
+        assert raw not in page
+    assert "&lt;i&gt;d&lt;/i&gt;" in page and "a&amp;b" in page
+
+
+def test_multiclass_cube_of_a_real_study_and_the_command(tmp_path):
+    from bayescal.study import run
+    from tests.study.conftest import TINY_SPEC
+
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(TINY_SPEC)
+    run(spec, tmp_path / "store", n_jobs=1, progress=False)
+    result = CliRunner().invoke(report_command, [str(tmp_path / "store"), "--out",
+                                                 str(tmp_path / "rep"), "-q", "-m", "brier"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert "wrote" in result.output
+    assert "<h3 id='table-brier'>" in page and "<h3 id='table-log_loss'>" not in page
+    assert "reliability diagrams of iris" in page  # 3 classes: top-label diagrams
+    assert "calibration maps of iris" not in page  # maps are drawn for binary data only
+    assert "No cell of this study has a posterior" in page
+
+
+def test_command_reports_a_bad_store(tmp_path):
+    result = CliRunner().invoke(report_command, [str(tmp_path)])
+    assert result.exit_code != 0
+    assert "not a bayescal study store" in result.output
+
+
+def test_progress_bar_and_worst_posterior_plots(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    post = xr.Dataset({"beta": (("chain", "draw"), rng.normal(size=(2, 100)))})
+    idata = xr.DataTree.from_dict({"posterior": post})
+    page = build_report(_small(failed_diagnostics=True), tmp_path / "r.html", progress=True,
+                        posteriors={"d / blr / raw / fold 0": idata}).read_text()
+    err = capsys.readouterr().err
+    assert "report" in err and "100%" in err
+    alts = [alt for _, alt in IMG.findall(page)]
+    assert "rank histogram of d / blr / raw / fold 0" in alts
+    assert "trace plot of d / blr / raw / fold 0" in alts
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"metrics": ["nope"]}, ValueError, r"`metrics` \['nope'\] not in the cube"),
+        ({"metrics": ["done"]}, ValueError, "not in the cube"),
+        ({"n_bins": 0}, ValueError, "n_bins"),
+        ({"dpi": 5}, ValueError, "dpi"),
+    ],
+)
+def test_bad_arguments(tmp_path, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        build_report(_small(), tmp_path / "r.html", progress=False, **kwargs)
+
+
+def test_bad_results(tmp_path):
+    with pytest.raises(TypeError, match="result cube"):
+        build_report(42, tmp_path / "r.html")
+    with pytest.raises(ValueError, match="not a bayescal study store"):
+        build_report(str(tmp_path), tmp_path / "r.html")
