@@ -378,8 +378,6 @@ class ENIRCalibrator(BinaryCalibrator):
     True
     """
 
-    _parameter_constraints: dict = {"criterion": [str]}
-
     def __init__(self, *, criterion: str = "bic") -> None:
         self.criterion = criterion
 

@@ -102,6 +102,7 @@ def test_generated_scenarios_use_generated_data_and_refit_on_all(binary_data, sc
     assert clf.n_calibration_samples_ == (800 if scenario == "dg" else 20)
 
 
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores:UserWarning")
 def test_oob_scenario_uses_out_of_bag_probabilities(binary_data):
     X, y, X_test = binary_data
     rf = RandomForestClassifier(n_estimators=40, oob_score=True, random_state=0)
