@@ -1,0 +1,151 @@
+"""The report of a real (small) study opens in headless Chromium: every image decodes, no
+console errors, nothing injected from the spec runs. A screenshot is written to
+``test-artifacts/report-browser.png`` at the repository root (git-ignored); the path is
+printed in the test log.
+
+Needs Debian's ``chromium`` (``apt-get install chromium``; ``.ci/run`` installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from bayescal.report import build_report  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+
+# The quick-start study, cut down to stay fast: the same two datasets (one with true
+# probabilities), two of its classifiers, raw and Platt-calibrated, 3-fold CV. The comment
+# tries to inject markup through the spec text, which the report must escape.
+SPEC = """
+[study]
+name = "browser_check"
+seed = 3
+# <script>document.title = "injected"</script> <img src="x" onerror="throw 1">
+
+[protocol]
+kind = "kfold"
+n_splits = 3
+
+[datasets.breast_cancer]
+source = "breast_cancer"
+
+[datasets.synthetic]
+generator = "bayescal.datasets.make_thesis_synthetic"
+params = { n_per_class = 100 }
+
+[classifiers.nb]
+class = "sklearn.naive_bayes.GaussianNB"
+
+[classifiers.lr]
+class = "sklearn.pipeline.Pipeline"
+params = { steps = [["scale", { class = "sklearn.preprocessing.StandardScaler" }],
+                    ["lr", { class = "sklearn.linear_model.LogisticRegression" }]] }
+
+[scenarios.raw]
+kind = "raw"
+
+[scenarios.sigmoid_cv]
+kind = "wrapper"
+wrapper = { class = "sklearn.calibration.CalibratedClassifierCV", params = { method = "sigmoid", cv = 3, ensemble = false } }
+
+[metrics]
+names = ["brier", "log_loss", "ece", "accuracy"]
+
+[tests]
+names = ["corrected_resampled_ttest"]
+baseline = "raw"
+metrics = ["brier", "log_loss"]
+"""
+
+# Injected into a copy of the page (with inline scripts allowed for it alone; images stay
+# restricted to data: URIs): counts decoded images, records errors and policy violations.
+PROBE = """<script>
+window.__errors = [];
+window.addEventListener('error', function (e) { window.__errors.push('error: ' + e.message); });
+document.addEventListener('securitypolicyviolation', function (e) {
+  window.__errors.push('blocked: ' + e.blockedURI + ' by ' + e.violatedDirective); });
+window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var decoded = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; });
+  var out = document.createElement('pre');
+  out.id = 'probe-result';
+  out.textContent = JSON.stringify({images: imgs.length, decoded: decoded.length,
+    errors: window.__errors, title: document.title,
+    warning_first: document.body.firstElementChild.nextElementSibling.tagName});
+  document.body.appendChild(out);
+});
+</script>"""
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=15000"]
+
+
+def _chromium() -> str:
+    path = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
+                                        else None)
+    if path is None:
+        pytest.fail("headless Chromium is needed: apt-get install -y chromium (.ci/run does it)")
+    return path
+
+
+def _run(args: list[str], profile: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([_chromium(), *FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=180, check=False)
+
+
+@pytest.mark.browser
+def test_report_of_a_study_renders_in_headless_chromium(tmp_path, capsys):
+    from bayescal.study import run
+
+    spec = tmp_path / "browser_check.toml"
+    spec.write_text(SPEC)
+    tree = run(spec, tmp_path / "store", n_jobs=1, progress=False)
+    page = build_report(tree, tmp_path / "report", progress=False, dpi=60)
+    n_images = page.read_text().count("<img ")
+    assert n_images == 2 + 2 * 2 + 1  # spread + reliability per dataset, maps x2, truth x1
+
+    # 1. screenshot of the page exactly as built
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "report-browser.png"
+    shot.unlink(missing_ok=True)
+    done = _run(["--window-size=1400,5000", f"--screenshot={shot}", page.as_uri()],
+                tmp_path / "profile-shot")
+    with capsys.disabled():
+        print(f"\nreport screenshot: {shot}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+    # 2. the probe: every image decoded, no errors, nothing injected ran
+    html = page.read_text()
+    assert "default-src 'none';" in html
+    probed = html.replace("default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';",
+                          1).replace("<head>", "<head>" + PROBE, 1)
+    probe_page = tmp_path / "report" / "probe.html"
+    probe_page.write_text(probed, encoding="utf-8")
+    done = _run(["--dump-dom", probe_page.as_uri()], tmp_path / "profile-probe")
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = re.search(r'<pre id="probe-result">(.*?)</pre>', done.stdout, re.S)
+    assert found, f"the probe did not report; Chromium said:\n{done.stderr[-2000:]}"
+    result = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&")
+                        .replace("&lt;", "<").replace("&gt;", ">"))
+    assert result["images"] == n_images
+    assert result["decoded"] == n_images, result
+    assert result["errors"] == [], result
+    assert result["title"] == "bayescal report: browser_check"  # the spec's <script> is text
+    assert result["warning_first"] in ("DIV", "NAV")  # h1, then the warning box or contents
+    console_errors = [line for line in done.stderr.splitlines()
+                      if "CONSOLE" in line and ("Error" in line or "Uncaught" in line)]
+    assert console_errors == []
