@@ -69,7 +69,9 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
           groups of ``group_size``); the estimator then trains on all data;
         - ``cv``: cross-validated predictions (``cv`` stratified folds, no
           shuffling), the estimator then trains on all data -- scikit-learn's
-          ``CalibratedClassifierCV(ensemble=False)``;
+          ``CalibratedClassifierCV(ensemble=False)``, except that the
+          calibrator always sees ``predict_proba`` (scikit-learn uses
+          ``decision_function`` where the estimator has one);
         - ``oob``: the estimator trains on all data and its out-of-bag
           probabilities (``oob_decision_function_``, e.g.
           ``RandomForestClassifier(oob_score=True)``) calibrate;

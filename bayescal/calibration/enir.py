@@ -207,29 +207,36 @@ def _model_logliks(path: NearIsotonicPath, models: np.ndarray) -> np.ndarray:
     return loglik
 
 
+def path_models(path: NearIsotonicPath) -> np.ndarray:
+    """Indices of the models ENIR averages: the fits at the fusion penalties.
+
+    Model ``k`` is the fit at ``event_lambda[k]``, k >= 1; the saturated fit
+    (k = 0) is dropped, as in Naeini & Cooper's code, unless it is the only
+    one. Of several fusions at one penalty (equal up to rounding) only the last
+    is a model.
+    """
+    n_events = path.n_events
+    if n_events == 0:
+        return np.array([0])
+    lam = path.event_lambda
+    last_at_lambda = np.ones(n_events + 1, dtype=bool)
+    last_at_lambda[:-1] = lam[1:] > lam[:-1] * (1.0 + 1e-9) + 1e-12
+    last_at_lambda[0] = False
+    return np.flatnonzero(last_at_lambda)
+
+
 def ensemble_weights(
     path: NearIsotonicPath, penalty_per_df: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Criterion values and normalised weights of the models along ``path``.
 
-    Returns ``(models, criterion, weights)`` for the models with non-negligible
-    weight. The models are the fits at the fusion penalties ``lam_k``, k >= 1
-    (the saturated ``lam = 0`` fit is dropped, as in Naeini & Cooper's code,
-    unless it is the only model); only the last of several fusions at the same
-    penalty is a model. Degrees of freedom = number of groups (distinct fitted
-    values). ``criterion = -2 loglik + penalty_per_df * df``.
+    Returns ``(models, criterion, weights)`` for the models of
+    :func:`path_models` with non-negligible weight. Degrees of freedom = number
+    of groups (distinct fitted values); ``criterion = -2 loglik +
+    penalty_per_df * df``.
     """
-    n_events = path.n_events
-    df = path.n_start_groups - np.arange(n_events + 1)
-    if n_events == 0:
-        models = np.array([0])
-    else:
-        lam = path.event_lambda
-        last_at_lambda = np.ones(n_events + 1, dtype=bool)
-        # fusions at one penalty (equal up to rounding) form a single model
-        last_at_lambda[:-1] = lam[1:] > lam[:-1] * (1.0 + 1e-9) + 1e-12
-        last_at_lambda[0] = False
-        models = np.flatnonzero(last_at_lambda)
+    df = path.n_start_groups - np.arange(path.n_events + 1)
+    models = path_models(path)
     # Exact log-likelihoods are costly for models with many moving groups, so
     # prune with the bound loglik <= upper_loglik (each group at its mean):
     # criterion >= lower. Models are evaluated exactly in increasing order of
@@ -400,7 +407,7 @@ class ENIRCalibrator(BinaryCalibrator):
         self.lambdas_ = path.event_lambda[models]
         self.model_weights_ = model_w
         self.criterion_values_ = crit
-        self.n_models_ = max(path.n_events, 1)
+        self.n_models_ = int(path_models(path).shape[0])
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
         return np.interp(scores, self.thresholds_, self.fitted_values_)

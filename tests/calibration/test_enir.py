@@ -161,6 +161,8 @@ def test_calibrator_matches_hand_built_ensemble_and_interpolates():
     assert cal.predict_proba([0.0])[0, 1] == pytest.approx(cal.fitted_values_[0])
     assert cal.predict_proba([1.0])[0, 1] == pytest.approx(cal.fitted_values_[-1])
     assert cal.model_weights_.sum() == pytest.approx(1.0)
+    assert 1 <= cal.model_weights_.size <= cal.n_models_ <= 400
+    assert cal.lambdas_.shape == cal.model_weights_.shape == cal.criterion_values_.shape
 
 
 def test_ties_are_pooled_and_fractional_targets_equal_weighted_labels():
