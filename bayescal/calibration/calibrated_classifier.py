@@ -188,6 +188,7 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_positive_int(self.cv, "cv", minimum=2)
         check_positive_int(self.n_generated, "n_generated")
         check_positive_int(self.group_size, "group_size")
+
     # --------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any) -> CalibratedClassifier:
         """Fit the classifier and the calibrator as the scenario says.
