@@ -134,7 +134,9 @@ def blr_model(
         intercept = pm.StudentT(
             "intercept", nu=prior_df, mu=0.0, sigma=intercept_scale, dims="output"
         )
-        beta = pm.StudentT("beta", nu=prior_df, mu=0.0, sigma=prior_scale, dims=("feature", "output"))
+        beta = pm.StudentT(
+            "beta", nu=prior_df, mu=0.0, sigma=prior_scale, dims=("feature", "output")
+        )
         eta = intercept + X @ beta
         if likelihood == "bernoulli":
             pm.Bernoulli("obs", logit_p=eta[:, 0], observed=y)

@@ -1,0 +1,197 @@
+"""Tests of the Bayesian calibration maps (Platt, beta, penalised spline)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+
+pytest.importorskip("pymc")
+
+from bayescal.probes.calibration_maps import (  # noqa: E402
+    BayesianBetaCalibrator,
+    BayesianPlattCalibrator,
+    BayesianSplineCalibrator,
+    penalised_spline_design,
+    undersampling_correction,
+)
+
+GRID = np.linspace(0.02, 0.98, 49)
+FAST = dict(inference="laplace", draws=400, random_state=0)
+
+
+def undersampled(n_population, pi0, seed):
+    """Scores of a perfect base model on undersampled data: s = gamma(x)."""
+    rng = np.random.default_rng(seed)
+    p = rng.beta(0.6, 4.0, size=n_population)
+    y = rng.random(p.size) < p
+    keep = y | (rng.random(p.size) < pi0)
+    gamma = p / (p + pi0 * (1.0 - p))
+    return gamma[keep], y[keep].astype(int)
+
+
+def calibrated(n, seed):
+    rng = np.random.default_rng(seed)
+    s = rng.uniform(0.02, 0.98, n)
+    return s, (rng.random(n) < s).astype(int)
+
+
+def test_undersampling_correction_closed_form():
+    g = np.array([0.0, 0.5, 1.0, 0.2])
+    np.testing.assert_allclose(undersampling_correction(g, 0.25), [0.0, 0.2, 1.0, 0.05 / 0.85])
+    np.testing.assert_allclose(undersampling_correction(g, 1.0), g)
+
+
+@pytest.mark.parametrize(
+    ("cls", "tolerance"),
+    # Platt on the logit is exact here (seed 004, Eq. 4); the spline is
+    # flexible and its Laplace posterior mean drifts up in the sparse top end.
+    [(BayesianPlattCalibrator, 0.035), (BayesianSplineCalibrator, 0.06)],
+)
+def test_pi0_recovers_analytical_correction_for_perfect_base_model(cls, tolerance):
+    pi0 = 0.1
+    s, y = undersampled(20000, pi0, 0)
+    corrected = cls(pi0=pi0, **FAST).fit(s, y)
+    plain = cls(**FAST).fit(s, y)
+    # Without pi0 the map is the identity (the base model is perfect for the
+    # undersampled data); with pi0 it is kappa of seed 004, Eq. 1.
+    # Compared where the data lie (1st to 99th percentile of the scores).
+    grid = np.linspace(*np.quantile(s, [0.01, 0.99]), 40)
+    assert np.abs(plain.calibration_map(grid) - grid).max() < 0.05
+    mean, lower, upper = corrected.map_band(grid)
+    kappa = undersampling_correction(grid, pi0)
+    # kappa is steep near 1 (slope up to 1/pi0), amplifying the map's error
+    # in sparse tails, so the error is judged in the bulk of the scores.
+    bulk = (grid >= np.quantile(s, 0.05)) & (grid <= np.quantile(s, 0.95))
+    assert np.abs(mean - kappa)[bulk].max() < tolerance
+    assert np.mean((lower <= kappa) & (kappa <= upper)) > 0.8
+
+
+@pytest.mark.parametrize("cls", [BayesianPlattCalibrator, BayesianBetaCalibrator])
+def test_band_narrows_as_n_grows(cls):
+    widths = []
+    for n in (100, 3000):
+        s, y = calibrated(n, 1)
+        _, lower, upper = cls(**FAST).fit(s, y).map_band(GRID, prob=0.9)
+        widths.append(np.mean(upper - lower))
+    # sqrt(30) ~ 5.5 times narrower in theory; ask for at least 2.5.
+    assert widths[1] < widths[0] / 2.5
+
+
+def test_platt_posterior_mean_matches_logistic_regression_on_logit():
+    s, y = calibrated(3000, 2)
+    z = np.log(s / (1 - s))[:, None]
+    ml = LogisticRegression(C=1e6).fit(z, y)
+    cal = BayesianPlattCalibrator(**FAST).fit(s, y)
+    zg = np.log(GRID / (1 - GRID))[:, None]
+    assert np.abs(cal.calibration_map(GRID) - ml.predict_proba(zg)[:, 1]).max() < 0.01
+
+
+@pytest.mark.parametrize("cls", [BayesianPlattCalibrator, BayesianBetaCalibrator])
+def test_integer_weights_equal_repeated_samples(cls):
+    s, y = calibrated(200, 3)
+    w = np.random.default_rng(4).integers(1, 4, size=s.size)
+    weighted = cls(**FAST).fit(s, y, sample_weight=w)
+    repeated = cls(**FAST).fit(np.repeat(s, w), np.repeat(y, w))
+    np.testing.assert_allclose(
+        weighted.predict_proba(GRID), repeated.predict_proba(GRID), atol=2e-3
+    )
+
+
+def test_fractional_targets_equal_split_labels():
+    # A target of 0.25 with weight 4 carries the likelihood of one 1 and three 0s.
+    rng = np.random.default_rng(5)
+    s = rng.uniform(0.05, 0.95, 100)
+    frac = rng.integers(0, 5, size=100) / 4.0
+    a = BayesianPlattCalibrator(**FAST).fit(s, frac, sample_weight=np.full(100, 4.0))
+    ones = np.round(frac * 4).astype(int)
+    s_rep = np.concatenate([np.repeat(s, ones), np.repeat(s, 4 - ones)])
+    y_rep = np.concatenate([np.ones(ones.sum()), np.zeros((4 - ones).sum())])
+    b = BayesianPlattCalibrator(**FAST).fit(s_rep, y_rep)
+    np.testing.assert_allclose(a.calibration_map(GRID), b.calibration_map(GRID), atol=2e-3)
+
+
+def test_spline_follows_a_nonlinear_map_that_platt_misses():
+    rng = np.random.default_rng(6)
+    s = rng.uniform(0.02, 0.98, 3000)
+    truth = lambda x: 0.5 + 0.4 * np.sin(2 * np.pi * x) * x  # noqa: E731
+    y = (rng.random(s.size) < truth(s)).astype(int)
+    spline = BayesianSplineCalibrator(**FAST).fit(s, y)
+    platt = BayesianPlattCalibrator(**FAST).fit(s, y)
+    rmse = lambda cal: np.sqrt(np.mean((cal.calibration_map(GRID) - truth(GRID)) ** 2))  # noqa: E731
+    assert rmse(spline) < 0.04
+    assert rmse(spline) < 0.5 * rmse(platt)
+
+
+def test_posterior_contract():
+    s, y = calibrated(200, 7)
+    cal = BayesianBetaCalibrator(**FAST).fit(s, y)
+    proba = cal.predict_proba(s[:10])
+    assert proba.shape == (10, 2)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    interval = cal.predict_interval(s[:10], prob=0.9)
+    assert interval.shape == (10, 2, 2)
+    assert np.all(interval[:, 1, 0] <= proba[:, 1]) and np.all(proba[:, 1] <= interval[:, 1, 1])
+    mean, lower, upper = cal.map_band(GRID, prob=0.5)
+    _, lower9, upper9 = cal.map_band(GRID, prob=0.9)
+    assert np.all(lower9 <= lower) and np.all(upper <= upper9)
+    assert np.all((lower <= mean) & (mean <= upper))
+    assert np.isnan(cal.diagnostics_["rhat_max"]) and cal.diagnostics_["sampler"] == "laplace"
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayescal.probes.posterior.PosteriorDiagnosticsWarning")
+def test_nuts_same_random_state_same_draws():
+    s, y = calibrated(150, 8)
+    kwargs = dict(draws=200, tune=300, chains=2, random_state=3)
+    a = BayesianPlattCalibrator(**kwargs).fit(s, y)
+    b = BayesianPlattCalibrator(**kwargs).fit(s, y)
+    np.testing.assert_array_equal(
+        np.asarray(a.idata_["posterior"]["coef"]), np.asarray(b.idata_["posterior"]["coef"])
+    )
+    assert a.diagnostics_["sampler"] == "nutpie" and a.diagnostics_["n_chains"] == 2
+    assert np.abs(a.calibration_map(GRID) - GRID).max() < 0.2
+
+
+def test_penalised_spline_design_whitens_the_penalty():
+    root = penalised_spline_design(8)
+    D = np.diff(np.eye(8), n=2, axis=0)
+    np.testing.assert_allclose(root.T @ D.T @ D @ root, np.eye(6), atol=1e-10)
+    # Orthogonal to the null space: constant and linear coefficient sequences.
+    np.testing.assert_allclose(root.T @ np.ones(8), 0.0, atol=1e-10)
+    np.testing.assert_allclose(root.T @ np.arange(8.0), 0.0, atol=1e-9)
+
+
+S_OK, Y_OK = np.array([0.1, 0.4, 0.6, 0.9]), np.array([0, 1, 0, 1])
+
+
+@pytest.mark.parametrize(
+    ("cls", "params", "scores", "y", "error", "match"),
+    [
+        (BayesianPlattCalibrator, {}, [0.1, np.nan, 0.5, 0.9], Y_OK, ValueError, "scores"),
+        (BayesianPlattCalibrator, {}, [0.1, 1.2, 0.5, 0.9], Y_OK, ValueError, "scores"),
+        (BayesianPlattCalibrator, {}, S_OK, [1, 1, 1, 1], ValueError, "single class"),
+        (BayesianPlattCalibrator, {}, S_OK, [0, 1, 1], ValueError, "inconsistent"),
+        (BayesianPlattCalibrator, {"pi0": 0.0}, S_OK, Y_OK, ValueError, "pi0"),
+        (BayesianBetaCalibrator, {"pi0": 1.5}, S_OK, Y_OK, ValueError, "pi0"),
+        (BayesianPlattCalibrator, {"feature": "rank"}, S_OK, Y_OK, ValueError, "feature"),
+        (BayesianBetaCalibrator, {"prior_scale": 0}, S_OK, Y_OK, ValueError, "prior_scale"),
+        (BayesianSplineCalibrator, {"n_basis": 2}, S_OK, Y_OK, ValueError, "n_basis"),
+        (BayesianSplineCalibrator, {"smoothness_scale": -1.0}, S_OK, Y_OK, ValueError, "smooth"),
+        (BayesianSplineCalibrator, {"inference": "ep"}, S_OK, Y_OK, ValueError, "inference"),
+    ],
+)
+def test_bad_input(cls, params, scores, y, error, match):
+    with pytest.raises(error, match=match):
+        cls(**params).fit(scores, y)
+
+
+def test_predict_before_fit_and_bad_scores_after_fit():
+    with pytest.raises(NotFittedError):
+        BayesianPlattCalibrator().predict_proba([0.5])
+    cal = BayesianPlattCalibrator(**FAST).fit(*calibrated(100, 9))
+    with pytest.raises(ValueError, match="scores"):
+        cal.predict_proba([0.5, -0.1])
+    with pytest.raises(ValueError, match="scores"):
+        cal.map_band([np.inf])
