@@ -38,9 +38,8 @@ def grouped_means(keys: np.ndarray, values: np.ndarray, group_size: int) -> tupl
     k, v = keys[order], values[order]
     n_groups = max(len(k) // group_size, 1)
     bounds = np.linspace(0, len(k), n_groups + 1).round().astype(int)
-    key_means = np.array([k[a:b].mean() for a, b in zip(bounds[:-1], bounds[1:])])
-    value_means = np.array([v[a:b].mean() for a, b in zip(bounds[:-1], bounds[1:])])
-    return key_means, value_means
+    sizes = np.diff(bounds)
+    return np.add.reduceat(k, bounds[:-1]) / sizes, np.add.reduceat(v, bounds[:-1]) / sizes
 
 
 class ConfidenceMap(BaseEstimator):
@@ -65,6 +64,12 @@ class ConfidenceMap(BaseEstimator):
         ``SVR(kernel="rbf", C=1.0, epsilon=0.02)``.
     imputer : transformer, optional
         Passed to :class:`MultipleImputationClassifier`.
+    reuse_imputations : bool, default=True
+        Impute all rows ``m`` times once (imputation models fitted on the
+        features of all rows, never on labels) and let every Monte-Carlo round
+        train and predict on its rows of those imputed sets. ``False`` refits
+        the imputers inside every round (the held-out rows' features then
+        never inform the imputation model), ``n_repeats`` times slower.
     random_state : int, RandomState or None, default=None
 
     Attributes
@@ -97,6 +102,7 @@ class ConfidenceMap(BaseEstimator):
         group_size: int = 10,
         svr: Any = None,
         imputer: Any = None,
+        reuse_imputations: bool = True,
         random_state: Any = None,
     ) -> None:
         self.estimator = estimator
@@ -105,6 +111,7 @@ class ConfidenceMap(BaseEstimator):
         self.group_size = group_size
         self.svr = svr
         self.imputer = imputer
+        self.reuse_imputations = reuse_imputations
         self.random_state = random_state
 
     def _classifier(self, seed: int) -> MultipleImputationClassifier:
@@ -124,16 +131,27 @@ class ConfidenceMap(BaseEstimator):
         check_consistent_length(X=X, y=y)
         rng = check_random_state(self.random_state)
         n = X.shape[0]
+        self.classifier_ = self._classifier(rng.randint(0, 2**31 - 1)).fit(X, y)
+        self.classes_ = self.classifier_.classes_
+        codes = np.searchsorted(self.classes_, y)
+        imputed = self.classifier_.impute(X) if self.reuse_imputations else None
         keys, rates = [], []
         for _ in range(self.n_repeats):
             boot = rng.randint(0, n, n)
             held_out = np.setdiff1d(np.arange(n), boot)
-            if held_out.size == 0 or np.unique(y[boot]).size < 2:
+            if held_out.size == 0 or np.unique(codes[boot]).size < 2:
                 continue
-            clf = self._classifier(rng.randint(0, 2**31 - 1)).fit(X[boot], y[boot])
-            proba = clf.predict_proba_per_imputation(X[held_out])
+            seed = rng.randint(0, 2**31 - 1)
+            if imputed is not None:
+                clf = self.classifier_
+                seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(imputed) + 1)]
+                estimators = clf._train_on_imputed([Xl[boot] for Xl in imputed], codes[boot], seeds)
+                proba = clf._predict_on_imputed(estimators, [Xl[held_out] for Xl in imputed])
+            else:
+                clf = self._classifier(seed).fit(X[boot], y[boot])
+                proba = clf.predict_proba_per_imputation(X[held_out])
             result = total_uncertainty(proba)
-            correct = (clf.classes_[result["prediction"]] == y[held_out]).astype(float)
+            correct = (result["prediction"] == codes[held_out]).astype(float)
             k, r = grouped_means(result["total"], correct, self.group_size)
             keys.append(k)
             rates.append(r)
@@ -146,8 +164,6 @@ class ConfidenceMap(BaseEstimator):
         self.rate_groups_ = np.concatenate(rates)
         reg = clone(self.svr) if self.svr is not None else SVR(kernel="rbf", C=1.0, epsilon=0.02)
         self.regression_ = reg.fit(self.uncertainty_groups_[:, None], self.rate_groups_)
-        self.classifier_ = self._classifier(rng.randint(0, 2**31 - 1)).fit(X, y)
-        self.classes_ = self.classifier_.classes_
         return self
 
     def confidence_from_uncertainty(self, uncertainty: Any) -> np.ndarray:

@@ -166,13 +166,43 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
                 imp.set_params(random_state=seed)
             imputed.append(imp.fit_transform(X))
             self.imputers_.append(imp)
+        self.estimators_ = self._train_on_imputed(imputed, codes, seeds)
+        return self
+
+    def impute(self, X: Any) -> list[np.ndarray]:
+        """The ``m`` imputed copies of ``X`` made by the fitted imputers.
+
+        Each call uses a copy of each imputer, so the same rows get the same
+        draws every time.
+        """
+        check_is_fitted(self, "imputers_")
+        X = check_matrix(X, "X", allow_nan=True)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"`X` has {X.shape[1]} features but the classifier was fitted with "
+                f"{self.n_features_in_}."
+            )
+        return [copy.deepcopy(imputer).transform(X) for imputer in self.imputers_]
+
+    def _train_on_imputed(self, imputed: list[np.ndarray], codes: np.ndarray, seeds: list[int]) -> list:
+        """Train the classifier(s) on ``m`` imputed training sets (``seeds``: m + 1)."""
         if self.training == "stacked":
             est = self._seeded_clone(seeds[-1])
-            est.fit(np.vstack(imputed), np.tile(codes, self.n_imputations))
-            self.estimators_ = [est]
-        else:
-            self.estimators_ = [self._seeded_clone(s).fit(Xl, codes) for s, Xl in zip(seeds, imputed)]
-        return self
+            est.fit(np.vstack(imputed), np.tile(codes, len(imputed)))
+            return [est]
+        return [
+            self._seeded_clone(s).fit(Xl, codes) for s, Xl in zip(seeds[:-1], imputed, strict=True)
+        ]
+
+    def _predict_on_imputed(self, estimators: list, imputed: list[np.ndarray]) -> np.ndarray:
+        """``(m, n, K)`` probabilities of ``estimators`` on ``m`` imputed test sets."""
+        layers = []
+        for index, X_imp in enumerate(imputed):
+            est = estimators[0 if self.training == "stacked" else index]
+            proba = np.zeros((X_imp.shape[0], self._n_classes()))
+            proba[:, est.classes_] = est.predict_proba(X_imp)
+            layers.append(proba)
+        return np.stack(layers)
 
     def _seeded_clone(self, seed: int) -> Any:
         est = clone(self.estimator)
@@ -190,21 +220,7 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (m, n, K)
         """
-        check_is_fitted(self, "imputers_")
-        X = check_matrix(X, "X", allow_nan=True)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {X.shape[1]} features but the classifier was fitted with "
-                f"{self.n_features_in_}."
-            )
-        layers = []
-        for index, imputer in enumerate(self.imputers_):
-            X_imp = copy.deepcopy(imputer).transform(X)
-            est = self.estimators_[0 if self.training == "stacked" else index]
-            proba = np.zeros((X.shape[0], self._n_classes()))
-            proba[:, est.classes_] = est.predict_proba(X_imp)
-            layers.append(proba)
-        return np.stack(layers)
+        return self._predict_on_imputed(self.estimators_, self.impute(X))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Pooled (mean) class probabilities over the ``m`` imputations."""
