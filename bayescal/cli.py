@@ -10,6 +10,9 @@ Commands
 --------
 datasets     table of available datasets (name, samples, features, classes, source)
 reliability  cross-validated reliability diagram and metrics table of one dataset
+run          run a study spec (default: the bundled quick-start) into a result cube
+show         print the result table of a study store
+report       write the self-contained HTML report of a study store
 """
 
 from __future__ import annotations
@@ -269,6 +272,14 @@ def reliability_command(
 
 main.add_command(datasets_command)
 main.add_command(reliability_command)
+
+# Commands owned by other subpackages (their modules import only click at load).
+from bayescal.report.commands import report_command  # noqa: E402
+from bayescal.study.commands import run_command, show_command  # noqa: E402
+
+main.add_command(run_command)
+main.add_command(show_command)
+main.add_command(report_command)
 
 
 if __name__ == "__main__":  # pragma: no cover
