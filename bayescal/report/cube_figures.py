@@ -201,10 +201,12 @@ def reliability_grid_figure(preds: CubePredictions, *, n_bins: int = 10,
                              f"{int(round(100 * confidence))}% Wilson intervals)", draw)
 
 
-def calibration_map_figure(preds: CubePredictions, *, raw: int, prob: float = 0.9) -> Figure:
+def calibration_map_figure(preds: CubePredictions, *, raw: int,
+                           prob: float = 0.9) -> Figure | None:
     """Each scenario's calibrated probability against the raw classifier's score.
 
-    One panel per classifier; the x axis is the positive-class probability of
+    One panel per classifier that has a calibrated scenario (None when no
+    classifier has one); the x axis is the positive-class probability of
     scenario ``raw`` for the same sample, the y axis the scenario's
     probability. A scenario that keeps the classifier fitted as in ``raw``
     and calibrates its scores shows its calibration map exactly; one that
@@ -214,16 +216,10 @@ def calibration_map_figure(preds: CubePredictions, *, raw: int, prob: float = 0.
     """
     from matplotlib.figure import Figure
 
-    n = len(preds.classifiers)
-    fig = Figure(figsize=(max(3.4 * n, 4.0), 3.9))
-    fig.subplots_adjust(left=0.8 / max(3.4 * n, 4.0), right=0.98, bottom=0.14, top=0.84,
-                        wspace=0.3)
-    axes = np.atleast_1d(fig.subplots(1, n, squeeze=False)[0])
+    panels: dict[str, dict[str, Any]] = {}
     for c, clf in enumerate(preds.classifiers):
-        ax = axes[c]
         base = preds.cell(c, raw)
         if base is None:
-            _empty(ax, f"{mpl_text(clf)}: no raw scores")
             continue
         maps: dict[str, Any] = {}
         for s, scen in enumerate(preds.scenarios):
@@ -241,9 +237,15 @@ def calibration_map_figure(preds: CubePredictions, *, raw: int, prob: float = 0.
                 maps[scen] = (score[ok], (value[ok], band[ok, 0], band[ok, 1]))
             else:
                 maps[scen] = (score, value)
-        if not maps:
-            _empty(ax, f"{mpl_text(clf)}: no calibrated scenario")
-            continue
+        if maps:
+            panels[clf] = maps
+    if not panels:
+        return None
+    width = max(3.4 * len(panels), 4.0)
+    fig = Figure(figsize=(width, 3.9))
+    fig.subplots_adjust(left=0.8 / width, right=0.98, bottom=0.14, top=0.84, wspace=0.3)
+    axes = np.atleast_1d(fig.subplots(1, len(panels), squeeze=False)[0])
+    for ax, (clf, maps) in zip(axes, panels.items(), strict=True):
         for label, (score, values) in maps.items():
             plot_calibration_map({mpl_text(label): values}, score, prob=prob, ax=ax)
             line = ax.lines[-2]  # the map just drawn (the identity follows it)
@@ -302,9 +304,10 @@ def plot_instance_intervals(
         probability.
     mean : array-like of shape (m,)
         The posterior mean probability of each instance.
-    others : dict of str to array-like of shape (m,), optional
+    others : dict of str to array-like of shape (m,) or (m, r), optional
         Other calibrated probabilities of the same instances (e.g. every
-        calibration scenario), drawn as small markers.
+        calibration scenario of a classifier, one column each), drawn as
+        short marks, one colour and one legend entry per key.
     y : array-like of shape (m,), optional
         True labels, shown as tick marks at 0 / 1 on a twin strip.
     ax : matplotlib Axes, optional
@@ -339,11 +342,16 @@ def plot_instance_intervals(
         _, ax = plt.subplots(figsize=(7.0, 3.5))
     x = np.arange(mean.shape[0])
     for name, values in (others or {}).items():
-        v = check_array_1d(values, f"others[{name!r}]", low=0.0, high=1.0, allow_nan=True)
-        if v.shape != mean.shape:
-            raise ValueError(f"`others[{name!r}]` has {v.shape[0]} values; expected "
-                             f"{mean.shape[0]}.")
-        ax.scatter(x, v, s=10, marker="_", linewidths=1.2, alpha=0.8, label=name, zorder=2)
+        v = np.asarray(values, dtype=float)
+        v = v[:, None] if v.ndim == 1 else v
+        if v.ndim != 2 or v.shape[0] != mean.shape[0]:
+            raise ValueError(f"`others[{name!r}]` has shape {np.shape(values)}; expected "
+                             f"({mean.shape[0]},) or ({mean.shape[0]}, r).")
+        for j in range(v.shape[1]):
+            check_array_1d(v[:, j], f"others[{name!r}]", low=0.0, high=1.0, allow_nan=True)
+        xs = np.repeat(x[:, None], v.shape[1], axis=1)
+        ax.scatter(xs.ravel(), v.ravel(), s=30, marker="_", linewidths=1.2, alpha=0.8,
+                   label=name, zorder=2)
     # the interval as a vertical segment (not yerr: a skewed posterior's mean may lie
     # outside its equal-tailed interval)
     ax.vlines(x, bounds[:, 0], bounds[:, 1], color="black", linewidth=1.6, label=label,
@@ -358,7 +366,7 @@ def plot_instance_intervals(
     ax.set_xticks([])
     ax.set_xlabel("instances (sorted by the probe's mean)")
     ax.set_ylabel("probability (positive class)")
-    ax.legend(fontsize="x-small", loc="upper left", ncols=2)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return ax
 
 
@@ -379,13 +387,15 @@ def instance_uncertainty_figure(preds: CubePredictions, c: int, s: int, *,
     rows = rows[np.argsort(preds.proba[rows, c, s, 1], kind="stable")]
     others = {}
     for c2, clf in enumerate(preds.classifiers):
-        for s2, scen in enumerate(preds.scenarios):
-            if (c2, s2) != (c, s) and preds.applicable[c2, s2]:
-                v = preds.proba[rows, c2, s2, 1]
-                if np.isfinite(v).any():
-                    others[mpl_text(f"{clf} / {scen}")] = v
-    fig = Figure(figsize=(max(6.0, 0.18 * rows.size + 2.5), 3.8))
-    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.1, top=0.9)
+        cols = [s2 for s2 in range(len(preds.scenarios))
+                if (c2, s2) != (c, s) and preds.applicable[c2, s2]]
+        values = preds.proba[rows][:, c2, cols, 1]
+        if cols and np.isfinite(values).any():
+            others[mpl_text(f"{clf} ({len(cols)} scenario{'s' if len(cols) > 1 else ''})")] = (
+                values)
+    width = max(7.0, 0.16 * rows.size + 4.0)
+    fig = Figure(figsize=(width, 3.8))
+    fig.subplots_adjust(left=0.7 / width, right=1 - 2.6 / width, bottom=0.1, top=0.9)
     ax = fig.subplots()
     name = f"{preds.classifiers[c]} / {preds.scenarios[s]}"
     plot_instance_intervals(preds.interval[rows, c, s, 1], preds.proba[rows, c, s, 1],

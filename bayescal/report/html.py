@@ -431,9 +431,11 @@ def build_report(
         sections["reliability"].append(f"<h3>{esc(d)}</h3>" + _img(
             reliability_grid_figure(p, n_bins=n_bins), f"reliability diagrams of {d}", dpi))
         bar.update(1)
-        if p.binary and raw_index[d] is not None:
+        maps = (calibration_map_figure(p, raw=raw_index[d])
+                if p.binary and raw_index[d] is not None else None)
+        if maps is not None:
             sections["maps"].append(f"<h3>{esc(d)}</h3>" + _img(
-                calibration_map_figure(p, raw=raw_index[d]), f"calibration maps of {d}", dpi))
+                maps, f"calibration maps of {d}", dpi))
         bar.update(1)
         if p.binary and p.p_true is not None:
             sections["truth"].append(f"<h3>{esc(d)}</h3>" + _img(

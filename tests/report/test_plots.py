@@ -313,7 +313,7 @@ def _bad_calls():
         (lambda: plot_instance_intervals([[0.5, 0.2]], [0.3]), ValueError, "lower bound"),
         (lambda: plot_instance_intervals([[0.1, 0.2]], [0.3, 0.4]), ValueError, "shape"),
         (lambda: plot_instance_intervals([[0.1, 0.2]], [0.15], others={"o": [0.1, 0.2]}),
-         ValueError, "expected 1"),
+         ValueError, r"expected \(1,\)"),
     ]
 
 
