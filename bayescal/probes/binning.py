@@ -141,7 +141,8 @@ def bin_log_marginal_likelihood(
 
     Notes
     -----
-    Naeini, Cooper & Hauskrecht (2015), Eq. (2):
+    The Bayesian (BDeu-style) score of a binning model in Naeini, Cooper &
+    Hauskrecht (2015):
 
     .. math::
 
@@ -768,7 +769,9 @@ class SBBCalibrator(_BayesianBinning):
     Per-bin score as in BBQ (:func:`bin_log_marginal_likelihood`); the prior
     over binnings puts ``log q`` on each cut and ``log(1 - q)`` on each gap
     kept closed, so the score factorises over bins and the maximising binning
-    is found in ``O(m^2)`` time. Intervals are the Beta posterior quantiles
+    is found in ``O(m^2)`` time. This independent-cut structure prior (and its
+    default ``q``) is bayescal's choice, documented here; it keeps the score
+    decomposable, which the dynamic programme needs. Intervals are the Beta posterior quantiles
     of the selected bin (uncertainty about the binning itself is ignored by
     selection; use :class:`ABBCalibrator` to average over it).
 
