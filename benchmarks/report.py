@@ -32,11 +32,26 @@ from tests.report.cube_factory import make_cube  # noqa: E402
 
 #: ``models/thesis_binary.toml``: datasets and their sizes (Table 1 of seed 000,
 #: Publication IV, as loaded by bayescal), classifiers and scenarios.
-DATASETS = {"biodegradation": 1055, "blood_donation": 748, "contraceptive": 1473,
-            "letter_oq": 1536, "mammographic": 831, "titanic": 2201, "synthetic": 200}
+DATASETS = {
+    "biodegradation": 1055,
+    "blood_donation": 748,
+    "contraceptive": 1473,
+    "letter_oq": 1536,
+    "mammographic": 831,
+    "titanic": 2201,
+    "synthetic": 200,
+}
 CLASSIFIERS = ("nb", "svm", "rf", "nn", "blr", "gpc")
-SCENARIOS = ("raw", "enir_split", "enir_full", "enir_dg", "enir_dgg", "enir_oob",
-             "platt_split", "platt_full")
+SCENARIOS = (
+    "raw",
+    "enir_split",
+    "enir_full",
+    "enir_dg",
+    "enir_dgg",
+    "enir_oob",
+    "platt_split",
+    "platt_full",
+)
 APPLICABLE = {s: ("nb", "svm", "rf", "nn") for s in SCENARIOS[1:5]}
 APPLICABLE |= {"enir_oob": ("rf",), "platt_split": ("svm",), "platt_full": ("svm",)}
 
@@ -47,18 +62,33 @@ def build_cube(quick: bool):
 
     names = list(DATASETS)[:2] if quick else list(DATASETS)
     folds = 5 if quick else 10
-    parts = [make_cube(datasets=(name,), classifiers=CLASSIFIERS, scenarios=SCENARIOS,
-                       folds=folds, n_samples=DATASETS[name], bayesian=("blr", "gpc"),
-                       applicable=APPLICABLE, seed=i)
-             for i, name in enumerate(names)]
+    parts = [
+        make_cube(
+            datasets=(name,),
+            classifiers=CLASSIFIERS,
+            scenarios=SCENARIOS,
+            folds=folds,
+            n_samples=DATASETS[name],
+            bayesian=("blr", "gpc"),
+            applicable=APPLICABLE,
+            seed=i,
+        )
+        for i, name in enumerate(names)
+    ]
     tree = {"/": parts[0].to_dataset()}
-    tree["/metrics"] = xr.concat([p["metrics"].to_dataset() for p in parts], dim="dataset",
-                                 data_vars="minimal", coords="minimal", compat="override")
+    tree["/metrics"] = xr.concat(
+        [p["metrics"].to_dataset() for p in parts],
+        dim="dataset",
+        data_vars="minimal",
+        coords="minimal",
+        compat="override",
+    )
     for name, p in zip(names, parts, strict=True):
         tree[f"/predictions/{name}"] = p["predictions"][name].to_dataset()
     out = xr.DataTree.from_dict(tree)
-    out.attrs.update(cells_done=int(out["metrics"]["done"].sum()),
-                     cells_total=int(out["metrics"]["done"].sum()))
+    out.attrs.update(
+        cells_done=int(out["metrics"]["done"].sum()), cells_total=int(out["metrics"]["done"].sum())
+    )
     return out
 
 
@@ -68,8 +98,10 @@ def main() -> None:
     args = parser.parse_args()
     cube = build_cube(args.quick)
     sizes = dict(cube["metrics"].sizes)
-    print(f"cube: {sizes}, predictions of {sum(DATASETS[d] for d in cube['metrics']['dataset'].values.tolist())}"
-          " samples")
+    print(
+        f"cube: {sizes}, predictions of {sum(DATASETS[d] for d in cube['metrics']['dataset'].values.tolist())}"
+        " samples"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         cube.to_zarr(Path(tmp) / "cube.zarr")
@@ -78,11 +110,15 @@ def main() -> None:
         path = build_report(cube, Path(tmp) / "report", progress=True)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         size = path.stat().st_size
-    print(f"report build: {seconds:.1f} s wall, {cpu:.1f} s CPU of this process "
-          f"(requirement: < 120 s for the full shape; wall exceeds CPU when the machine "
-          f"is shared); page {size / 1e6:.1f} MB")
-    print(f"peer, xarray writing the same cube to zarr: {peer:.2f} s; "
-          f"report / zarr write = {seconds / peer:.0f}x")
+    print(
+        f"report build: {seconds:.1f} s wall, {cpu:.1f} s CPU of this process "
+        f"(requirement: < 120 s for the full shape; wall exceeds CPU when the machine "
+        f"is shared); page {size / 1e6:.1f} MB"
+    )
+    print(
+        f"peer, xarray writing the same cube to zarr: {peer:.2f} s; "
+        f"report / zarr write = {seconds / peer:.0f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -123,8 +123,10 @@ def evaluate_map(calibrator: Any, grid: Any = None, *, prob: float = 0.9) -> Map
             "calibration_map or predict_proba), an array of map values or a tuple "
             f"(mean, lower, upper); got {type(calibrator).__name__}."
         )
-    values = [check_array_1d(v, name, low=0.0, high=1.0) if v is not None else None
-              for v, name in ((mean, "mean"), (lower, "lower"), (upper, "upper"))]
+    values = [
+        check_array_1d(v, name, low=0.0, high=1.0) if v is not None else None
+        for v, name in ((mean, "mean"), (lower, "lower"), (upper, "upper"))
+    ]
     for v, name in zip(values, ("mean", "lower", "upper"), strict=True):
         if v is not None and v.shape != grid.shape:
             raise ValueError(
@@ -207,17 +209,31 @@ def plot_calibration_map(
     for label, curve in maps.items():
         (line,) = ax.plot(curve.grid, curve.mean, linewidth=1.6, label=label)
         if curve.has_band:
-            ax.fill_between(curve.grid, curve.lower, curve.upper, color=line.get_color(),
-                            alpha=0.25, linewidth=0, label=f"{label}: {pct}% credible band")
+            ax.fill_between(
+                curve.grid,
+                curve.lower,
+                curve.upper,
+                color=line.get_color(),
+                alpha=0.25,
+                linewidth=0,
+                label=f"{label}: {pct}% credible band",
+            )
     if ref is not None:
-        ax.plot(ref.grid, ref.mean, color="black", linestyle="--", linewidth=1.2,
-                label=reference_label)
+        ax.plot(
+            ref.grid, ref.mean, color="black", linestyle="--", linewidth=1.2, label=reference_label
+        )
         if ref.has_band:
-            ax.fill_between(ref.grid, ref.lower, ref.upper, facecolor="none",
-                            edgecolor="black", hatch="///", linewidth=0.5,
-                            label=f"{reference_label}: {pct}% credible band")
-    ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.5", linewidth=1.0,
-            label="identity")
+            ax.fill_between(
+                ref.grid,
+                ref.lower,
+                ref.upper,
+                facecolor="none",
+                edgecolor="black",
+                hatch="///",
+                linewidth=0.5,
+                label=f"{reference_label}: {pct}% credible band",
+            )
+    ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.5", linewidth=1.0, label="identity")
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("score")

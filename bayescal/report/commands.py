@@ -17,16 +17,32 @@ __all__ = ["report_command"]
 
 @click.command("report")
 @click.argument("store", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("bayescal-report"), show_default=True,
-              help="Directory for report.html (created if missing).")
-@click.option("--metric", "-m", "metrics", multiple=True,
-              help="Metric to tabulate (repeatable) [default: every metric of the cube].")
-@click.option("--dpi", type=click.IntRange(min=10), default=80, show_default=True,
-              help="Resolution of the embedded figures.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("bayescal-report"),
+    show_default=True,
+    help="Directory for report.html (created if missing).",
+)
+@click.option(
+    "--metric",
+    "-m",
+    "metrics",
+    multiple=True,
+    help="Metric to tabulate (repeatable) [default: every metric of the cube].",
+)
+@click.option(
+    "--dpi",
+    type=click.IntRange(min=10),
+    default=80,
+    show_default=True,
+    help="Resolution of the embedded figures.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def report_command(store: Path, out_dir: Path, metrics: tuple[str, ...], dpi: int,
-                   quiet: bool) -> None:
+def report_command(
+    store: Path, out_dir: Path, metrics: tuple[str, ...], dpi: int, quiet: bool
+) -> None:
     """Write the HTML report of the study in STORE to OUT/report.html.
 
     The page is self-contained (figures embedded, nothing loaded from the
@@ -40,8 +56,9 @@ def report_command(store: Path, out_dir: Path, metrics: tuple[str, ...], dpi: in
 
     try:
         tree = open_results(store)
-        path = build_report(tree, out_dir, metrics=list(metrics) or None, progress=not quiet,
-                            dpi=dpi)
+        path = build_report(
+            tree, out_dir, metrics=list(metrics) or None, progress=not quiet, dpi=dpi
+        )
     except (ValueError, TypeError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {path}")

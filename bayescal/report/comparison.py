@@ -40,8 +40,9 @@ def metrics_dataset(results: Any) -> Any:
     )
 
 
-def fold_values(metrics: Any, metric: str, *, dataset: Any,
-                classifier: Any = None) -> dict[str, np.ndarray]:
+def fold_values(
+    metrics: Any, metric: str, *, dataset: Any, classifier: Any = None
+) -> dict[str, np.ndarray]:
     """Per-fold values of ``metric`` for each (classifier,) scenario of one dataset.
 
     Parameters
@@ -153,15 +154,24 @@ def plot_metric_comparison(
         _, ax = plt.subplots(figsize=(max(4.0, 0.8 * len(values) + 2.0), 4.0))
     labels = list(values)
     positions = np.arange(1, len(labels) + 1)
-    ax.boxplot([values[k] for k in labels], positions=positions, widths=0.55,
-               showfliers=False, medianprops={"color": "black"})
+    ax.boxplot(
+        [values[k] for k in labels],
+        positions=positions,
+        widths=0.55,
+        showfliers=False,
+        medianprops={"color": "black"},
+    )
     for pos, key in zip(positions, labels, strict=True):
         v = values[key]
         # deterministic jitter: evenly spread within +-0.18 of the box centre
         offsets = np.linspace(-0.18, 0.18, v.size) if v.size > 1 else np.zeros(1)
         ax.scatter(pos + offsets, v, s=12, alpha=0.7, zorder=3)
-    ax.set_xticks(positions, labels, rotation=30 if len(labels) > 3 else 0,
-                  ha="right" if len(labels) > 3 else "center")
+    ax.set_xticks(
+        positions,
+        labels,
+        rotation=30 if len(labels) > 3 else 0,
+        ha="right" if len(labels) > 3 else "center",
+    )
     direction = "higher" if metric in HIGHER_IS_BETTER else "lower"
     ax.set_ylabel(f"{metric} ({direction} is better)")
     what = f"{dataset}" + (f", {classifier}" if classifier is not None else "")

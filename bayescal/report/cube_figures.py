@@ -15,8 +15,8 @@ fold (Monte-Carlo CV) have NaN probabilities and are left out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -82,8 +82,11 @@ class CubePredictions:
         proba = ds["proba"].transpose("sample", "classifier", "scenario", "class").values
         interval = None
         if "interval" in ds:
-            interval = ds["interval"].transpose(
-                "sample", "classifier", "scenario", "class", "bound").values
+            interval = (
+                ds["interval"]
+                .transpose("sample", "classifier", "scenario", "class", "bound")
+                .values
+            )
         metrics = tree["metrics"].to_dataset()
         classifiers = [str(c) for c in ds["classifier"].values]
         scenarios = [str(s) for s in ds["scenario"].values]
@@ -91,14 +94,20 @@ class CubePredictions:
             app = metrics["applicable"]
             if "dataset" in app.dims:
                 app = app.sel(dataset=dataset)
-            applicable = app.sel(classifier=classifiers, scenario=scenarios).transpose(
-                "classifier", "scenario").values.astype(bool)
+            applicable = (
+                app.sel(classifier=classifiers, scenario=scenarios)
+                .transpose("classifier", "scenario")
+                .values.astype(bool)
+            )
         else:
             applicable = np.ones((len(classifiers), len(scenarios)), dtype=bool)
         return cls(
-            name=str(dataset), classifiers=classifiers, scenarios=scenarios,
+            name=str(dataset),
+            classifiers=classifiers,
+            scenarios=scenarios,
             class_names=[str(c) for c in ds["class"].values],
-            proba=np.asarray(proba, dtype=float), y=np.asarray(ds["y"].values).astype(int),
+            proba=np.asarray(proba, dtype=float),
+            y=np.asarray(ds["y"].values).astype(int),
             p_true=np.asarray(ds["p_true"].values, float) if "p_true" in ds else None,
             interval=None if interval is None else np.asarray(interval, dtype=float),
             applicable=applicable,
@@ -125,11 +134,13 @@ class CubePredictions:
     def has_interval(self, c: int, s: int) -> bool:
         """Whether the cell stores credible intervals."""
         return self.interval is not None and bool(
-            np.isfinite(self.interval[:, c, s]).all(axis=(1, 2)).any())
+            np.isfinite(self.interval[:, c, s]).all(axis=(1, 2)).any()
+        )
 
 
-def _cell_grid(preds: CubePredictions, title: str,
-               draw: Callable[[Axes, np.ndarray, np.ndarray, bool], None]) -> Figure:
+def _cell_grid(
+    preds: CubePredictions, title: str, draw: Callable[[Axes, np.ndarray, np.ndarray, bool], None]
+) -> Figure:
     """A figure with one panel per classifier (row) x scenario (column).
 
     Axes are made only for cells with predictions (a 6 x 8 grid of a large
@@ -141,9 +152,16 @@ def _cell_grid(preds: CubePredictions, title: str,
     n_rows, n_cols = len(preds.classifiers), len(preds.scenarios)
     width, height = max(_PANEL * n_cols + 0.8, 4.0), _PANEL * n_rows + 0.9
     fig = Figure(figsize=(width, height))
-    gs = fig.add_gridspec(n_rows, n_cols, left=0.75 / width, right=1 - 0.15 / width,
-                          bottom=0.45 / height, top=1 - 0.75 / height, wspace=0.38,
-                          hspace=0.42)
+    gs = fig.add_gridspec(
+        n_rows,
+        n_cols,
+        left=0.75 / width,
+        right=1 - 0.15 / width,
+        bottom=0.45 / height,
+        top=1 - 0.75 / height,
+        wspace=0.38,
+        hspace=0.42,
+    )
     first = True
     for c in range(n_rows):
         for s in range(n_cols):
@@ -151,8 +169,15 @@ def _cell_grid(preds: CubePredictions, title: str,
             if cell is None:
                 box = gs[c, s].get_position(fig)
                 note = "not applicable" if not preds.applicable[c, s] else "not run"
-                fig.text((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2, note, ha="center",
-                         va="center", color="0.5", fontsize="small")
+                fig.text(
+                    (box.x0 + box.x1) / 2,
+                    (box.y0 + box.y1) / 2,
+                    note,
+                    ha="center",
+                    va="center",
+                    color="0.5",
+                    fontsize="small",
+                )
                 continue
             ax = fig.add_subplot(gs[c, s])
             draw(ax, cell[0], cell[1], first)
@@ -166,24 +191,46 @@ def _cell_grid(preds: CubePredictions, title: str,
             first = False
     for s, scen in enumerate(preds.scenarios):
         box = gs[0, s].get_position(fig)
-        fig.text((box.x0 + box.x1) / 2, box.y1 + 0.12 / height, mpl_text(scen), ha="center",
-                 va="bottom", fontweight="bold")
+        fig.text(
+            (box.x0 + box.x1) / 2,
+            box.y1 + 0.12 / height,
+            mpl_text(scen),
+            ha="center",
+            va="bottom",
+            fontweight="bold",
+        )
     for c, clf in enumerate(preds.classifiers):
         box = gs[c, 0].get_position(fig)
-        fig.text(0.12 / width, (box.y0 + box.y1) / 2, mpl_text(clf), rotation=90,
-                 ha="left", va="center", fontweight="bold")
+        fig.text(
+            0.12 / width,
+            (box.y0 + box.y1) / 2,
+            mpl_text(clf),
+            rotation=90,
+            ha="left",
+            va="center",
+            fontweight="bold",
+        )
     fig.suptitle(mpl_text(title), y=1 - 0.12 / height, va="top")
     return fig
 
 
 def _empty(ax: Axes, text: str) -> None:
     ax.set_axis_off()
-    ax.text(0.5, 0.5, text, ha="center", va="center", color="0.5", fontsize="small",
-            transform=ax.transAxes)
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        ha="center",
+        va="center",
+        color="0.5",
+        fontsize="small",
+        transform=ax.transAxes,
+    )
 
 
-def reliability_grid_figure(preds: CubePredictions, *, n_bins: int = 10,
-                            confidence: float = 0.95) -> Figure:
+def reliability_grid_figure(
+    preds: CubePredictions, *, n_bins: int = 10, confidence: float = 0.95
+) -> Figure:
     """Reliability diagrams with Wilson intervals: rows classifiers, columns scenarios.
 
     Binary data draw the positive class, multi-class data the top label; each
@@ -192,17 +239,29 @@ def reliability_grid_figure(preds: CubePredictions, *, n_bins: int = 10,
     kind = "binary" if preds.binary else "top_label"
 
     def draw(ax: Axes, rows: np.ndarray, proba: np.ndarray, first: bool) -> None:
-        plot_reliability_diagram(preds.y[rows], proba, n_bins=n_bins, kind=kind,
-                                 confidence=confidence, ax=ax, show_histogram=False,
-                                 style="points", label="observed rate")
+        plot_reliability_diagram(
+            preds.y[rows],
+            proba,
+            n_bins=n_bins,
+            kind=kind,
+            confidence=confidence,
+            ax=ax,
+            show_histogram=False,
+            style="points",
+            label="observed rate",
+        )
 
     event = f"positive class {preds.class_names[1]!r}" if preds.binary else "top label"
-    return _cell_grid(preds, f"{preds.name}: reliability ({event}, "
-                             f"{int(round(100 * confidence))}% Wilson intervals)", draw)
+    return _cell_grid(
+        preds,
+        f"{preds.name}: reliability ({event}, {int(round(100 * confidence))}% Wilson intervals)",
+        draw,
+    )
 
 
-def calibration_map_figure(preds: CubePredictions, *, raw: int,
-                           prob: float = 0.9) -> Figure | None:
+def calibration_map_figure(
+    preds: CubePredictions, *, raw: int, prob: float = 0.9
+) -> Figure | None:
     """Each scenario's calibrated probability against the raw classifier's score.
 
     One panel per classifier that has a calibrated scenario (None when no
@@ -345,22 +404,39 @@ def plot_instance_intervals(
         v = np.asarray(values, dtype=float)
         v = v[:, None] if v.ndim == 1 else v
         if v.ndim != 2 or v.shape[0] != mean.shape[0]:
-            raise ValueError(f"`others[{name!r}]` has shape {np.shape(values)}; expected "
-                             f"({mean.shape[0]},) or ({mean.shape[0]}, r).")
+            raise ValueError(
+                f"`others[{name!r}]` has shape {np.shape(values)}; expected "
+                f"({mean.shape[0]},) or ({mean.shape[0]}, r)."
+            )
         for j in range(v.shape[1]):
             check_array_1d(v[:, j], f"others[{name!r}]", low=0.0, high=1.0, allow_nan=True)
         xs = np.repeat(x[:, None], v.shape[1], axis=1)
-        ax.scatter(xs.ravel(), v.ravel(), s=30, marker="_", linewidths=1.2, alpha=0.8,
-                   label=name, zorder=2)
+        ax.scatter(
+            xs.ravel(),
+            v.ravel(),
+            s=30,
+            marker="_",
+            linewidths=1.2,
+            alpha=0.8,
+            label=name,
+            zorder=2,
+        )
     # the interval as a vertical segment (not yerr: a skewed posterior's mean may lie
     # outside its equal-tailed interval)
-    ax.vlines(x, bounds[:, 0], bounds[:, 1], color="black", linewidth=1.6, label=label,
-              zorder=3)
+    ax.vlines(x, bounds[:, 0], bounds[:, 1], color="black", linewidth=1.6, label=label, zorder=3)
     ax.scatter(x, mean, color="black", s=14, zorder=3, label="posterior mean")
     if y is not None:
         yv = np.asarray(y)
-        ax.scatter(x, np.where(yv == 1, 1.02, -0.02), marker="|", color="tab:red", s=25,
-                   clip_on=False, label="true class (top: positive)", zorder=4)
+        ax.scatter(
+            x,
+            np.where(yv == 1, 1.02, -0.02),
+            marker="|",
+            color="tab:red",
+            s=25,
+            clip_on=False,
+            label="true class (top: positive)",
+            zorder=4,
+        )
     ax.set_ylim(-0.04, 1.04)
     ax.set_xlim(-0.7, mean.shape[0] - 0.3)
     ax.set_xticks([])
@@ -370,38 +446,52 @@ def plot_instance_intervals(
     return ax
 
 
-def instance_uncertainty_figure(preds: CubePredictions, c: int, s: int, *,
-                                n_instances: int = 40, prob: float = 0.9,
-                                random_state: int = 0) -> Figure:
+def instance_uncertainty_figure(
+    preds: CubePredictions,
+    c: int,
+    s: int,
+    *,
+    n_instances: int = 40,
+    prob: float = 0.9,
+    random_state: int = 0,
+) -> Figure:
     """The credible intervals of ``n_instances`` random test instances of one cell,
     sorted by its mean, with every other cell's calibrated probability of the
     same instances."""
     from matplotlib.figure import Figure
 
     n_instances = check_positive_int(n_instances, "n_instances")
-    rows = np.flatnonzero(np.isfinite(preds.interval[:, c, s, 1]).all(axis=1)
-                          & np.isfinite(preds.proba[:, c, s, 1]))
+    rows = np.flatnonzero(
+        np.isfinite(preds.interval[:, c, s, 1]).all(axis=1) & np.isfinite(preds.proba[:, c, s, 1])
+    )
     rng = np.random.default_rng(random_state)
     if rows.size > n_instances:
         rows = np.sort(rng.choice(rows, size=n_instances, replace=False))
     rows = rows[np.argsort(preds.proba[rows, c, s, 1], kind="stable")]
     others = {}
     for c2, clf in enumerate(preds.classifiers):
-        cols = [s2 for s2 in range(len(preds.scenarios))
-                if (c2, s2) != (c, s) and preds.applicable[c2, s2]]
+        cols = [
+            s2
+            for s2 in range(len(preds.scenarios))
+            if (c2, s2) != (c, s) and preds.applicable[c2, s2]
+        ]
         values = preds.proba[rows][:, c2, cols, 1]
         if cols and np.isfinite(values).any():
             others[mpl_text(f"{clf} ({len(cols)} scenario{'s' if len(cols) > 1 else ''})")] = (
-                values)
+                values
+            )
     width = max(7.0, 0.16 * rows.size + 4.0)
     fig = Figure(figsize=(width, 3.8))
     fig.subplots_adjust(left=0.7 / width, right=1 - 2.6 / width, bottom=0.1, top=0.9)
     ax = fig.subplots()
     name = f"{preds.classifiers[c]} / {preds.scenarios[s]}"
-    plot_instance_intervals(preds.interval[rows, c, s, 1], preds.proba[rows, c, s, 1],
-                            others=others, y=preds.y[rows], ax=ax,
-                            label=mpl_text(f"{name}: mean and {int(round(100 * prob))}% "
-                                           "credible interval"))
-    ax.set_title(mpl_text(f"{preds.name}: per-instance uncertainty of {name}"),
-                 fontsize="medium")
+    plot_instance_intervals(
+        preds.interval[rows, c, s, 1],
+        preds.proba[rows, c, s, 1],
+        others=others,
+        y=preds.y[rows],
+        ax=ax,
+        label=mpl_text(f"{name}: mean and {int(round(100 * prob))}% credible interval"),
+    )
+    ax.set_title(mpl_text(f"{preds.name}: per-instance uncertainty of {name}"), fontsize="medium")
     return fig

@@ -30,8 +30,9 @@ __all__ = ["diagnostics_table", "plot_rank_histogram", "plot_trace", "worst_fit"
 _DIAGNOSTICS = ("rhat_max", "ess_bulk_min", "divergences")
 
 
-def diagnostics_table(metrics: Any, thresholds: DiagnosticThresholds | None = None
-                      ) -> pd.DataFrame:
+def diagnostics_table(
+    metrics: Any, thresholds: DiagnosticThresholds | None = None
+) -> pd.DataFrame:
     """One row per Bayesian cell of a cube: R-hat, ESS, divergences and failures.
 
     Parameters
@@ -72,11 +73,21 @@ def diagnostics_table(metrics: Any, thresholds: DiagnosticThresholds | None = No
     bayesian = frame[list(_DIAGNOSTICS)].notna().any(axis=1)
     frame = frame[bayesian].reset_index(drop=True)
     failures = [
-        "; ".join(diagnostic_failures(
-            {k: (float(row[k]) if np.isfinite(row[k]) else float("nan")) for k in _DIAGNOSTICS
-             if k != "divergences"}
-            | {"divergences": int(row["divergences"]) if np.isfinite(row["divergences"]) else 0},
-            thresholds))
+        "; ".join(
+            diagnostic_failures(
+                {
+                    k: (float(row[k]) if np.isfinite(row[k]) else float("nan"))
+                    for k in _DIAGNOSTICS
+                    if k != "divergences"
+                }
+                | {
+                    "divergences": int(row["divergences"])
+                    if np.isfinite(row["divergences"])
+                    else 0
+                },
+                thresholds,
+            )
+        )
         for _, row in frame.iterrows()
     ]
     frame["failures"] = pd.Series(failures, dtype=object)
@@ -92,12 +103,14 @@ def worst_fit(table: pd.DataFrame) -> pd.Series | None:
     """
     if table.empty:
         return None
-    key = np.lexsort((
-        np.nan_to_num(table["ess_bulk_min"].to_numpy(float), nan=np.inf),
-        -np.nan_to_num(table["divergences"].to_numpy(float), nan=0.0),
-        -np.nan_to_num(table["rhat_max"].to_numpy(float), nan=0.0),
-        -table["failures"].map(lambda s: len(s.split("; ")) if s else 0).to_numpy(),
-    ))
+    key = np.lexsort(
+        (
+            np.nan_to_num(table["ess_bulk_min"].to_numpy(float), nan=np.inf),
+            -np.nan_to_num(table["divergences"].to_numpy(float), nan=0.0),
+            -np.nan_to_num(table["rhat_max"].to_numpy(float), nan=0.0),
+            -table["failures"].map(lambda s: len(s.split("; ")) if s else 0).to_numpy(),
+        )
+    )
     return table.iloc[int(key[0])]
 
 
@@ -110,8 +123,9 @@ def _posterior(idata: Any) -> Any:
         return idata["posterior"].to_dataset()
     if isinstance(idata, xr.Dataset):
         return idata
-    raise TypeError(f"`idata` must be an xarray.DataTree with a posterior group; "
-                    f"got {type(idata).__name__}.")
+    raise TypeError(
+        f"`idata` must be an xarray.DataTree with a posterior group; got {type(idata).__name__}."
+    )
 
 
 def _worst_element(posterior: Any, var_name: str | None) -> tuple[str, dict[str, Any], Any]:
@@ -120,15 +134,17 @@ def _worst_element(posterior: Any, var_name: str | None) -> tuple[str, dict[str,
 
     names = [var_name] if var_name is not None else [str(v) for v in posterior.data_vars]
     if var_name is not None and var_name not in posterior.data_vars:
-        raise ValueError(f"`var_name` must be one of {list(posterior.data_vars)}; "
-                         f"got {var_name!r}.")
+        raise ValueError(
+            f"`var_name` must be one of {list(posterior.data_vars)}; got {var_name!r}."
+        )
     rhat = az.rhat(posterior[names]) if posterior.sizes.get("chain", 1) >= 2 else None
     best: tuple[float, str, dict[str, Any]] = (-np.inf, names[0], {})
     for name in names:
         da = posterior[name]
         extra = [d for d in da.dims if d not in ("chain", "draw")]
-        values = np.asarray(rhat[name]) if rhat is not None else np.zeros(
-            [da.sizes[d] for d in extra])
+        values = (
+            np.asarray(rhat[name]) if rhat is not None else np.zeros([da.sizes[d] for d in extra])
+        )
         flat = np.nan_to_num(values, nan=-np.inf).ravel()
         i = int(np.argmax(flat)) if flat.size else 0
         if flat.size and flat[i] > best[0]:
@@ -138,8 +154,9 @@ def _worst_element(posterior: Any, var_name: str | None) -> tuple[str, dict[str,
     return name, sel, posterior[name].isel(sel)
 
 
-def plot_rank_histogram(idata: Any, var_name: str | None = None, *, n_bins: int = 20,
-                        ax: Axes | None = None) -> Axes:
+def plot_rank_histogram(
+    idata: Any, var_name: str | None = None, *, n_bins: int = 20, ax: Axes | None = None
+) -> Axes:
     """Rank histograms of one posterior quantity, one per chain.
 
     Parameters
@@ -226,7 +243,9 @@ def plot_trace(idata: Any, var_names: list[str] | None = None) -> Any:
     import arviz as az
 
     posterior = _posterior(idata)
-    coords = {d: np.arange(posterior.sizes[d]) for d in posterior.dims if d not in posterior.coords}
+    coords = {
+        d: np.arange(posterior.sizes[d]) for d in posterior.dims if d not in posterior.coords
+    }
     tree = idata if not coords else _with_coords(idata, coords)
     pc = az.plot_trace(tree, var_names=var_names, backend="matplotlib")
     return pc.viz["figure"].item()

@@ -51,11 +51,14 @@ from bayescal.validation import check_positive_int
 __all__ = ["build_report", "figure_data_uri"]
 
 #: Variables of ``/metrics`` that are not tabulated as metrics by default.
-NOT_TABULATED = frozenset({"fit_seconds", "predict_seconds", "rhat_max", "ess_bulk_min",
-                           "divergences"})
+NOT_TABULATED = frozenset(
+    {"fit_seconds", "predict_seconds", "rhat_max", "ess_bulk_min", "divergences"}
+)
 
-_CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
-        "base-uri 'none'; form-action 'none'")
+_CSP = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1500px;
@@ -97,8 +100,10 @@ def _open(results: Any) -> Any:
         from bayescal.study import open_results
 
         return open_results(results)
-    raise TypeError("`results` must be a result cube (xarray.DataTree) or the path of a store; "
-                    f"got {type(results).__name__}.")
+    raise TypeError(
+        "`results` must be a result cube (xarray.DataTree) or the path of a store; "
+        f"got {type(results).__name__}."
+    )
 
 
 def _output_path(path: Any) -> Path:
@@ -111,14 +116,16 @@ def _output_path(path: Any) -> Path:
 
 
 def _default_metrics(ds: Any) -> list[str]:
-    return [str(v) for v in ds.data_vars
-            if ds[v].dtype.kind == "f" and str(v) not in NOT_TABULATED]
+    return [
+        str(v) for v in ds.data_vars if ds[v].dtype.kind == "f" and str(v) not in NOT_TABULATED
+    ]
 
 
 def _duration(started: str, finished: str) -> str:
     try:
-        seconds = (datetime.fromisoformat(finished) - datetime.fromisoformat(started)
-                   ).total_seconds()
+        seconds = (
+            datetime.fromisoformat(finished) - datetime.fromisoformat(started)
+        ).total_seconds()
     except (TypeError, ValueError):
         return "unknown (the run has not finished)" if not finished else "unknown"
     minutes, sec = divmod(int(round(seconds)), 60)
@@ -142,10 +149,14 @@ def _study_section(tree: Any) -> str:
         ("time taken", _duration(attrs.get("started", ""), attrs.get("finished", ""))),
         ("cells done", f"{attrs.get('cells_done', '?')} / {attrs.get('cells_total', '?')}"),
     ]
-    table = "".join(f"<tr><th>{esc(k)}</th><td style='text-align:left'>{esc(str(v))}</td></tr>"
-                    for k, v in rows)
-    vtable = "".join(f"<tr><th>{esc(str(k))}</th><td style='text-align:left'>{esc(str(v))}</td>"
-                     "</tr>" for k, v in sorted(versions.items()))
+    table = "".join(
+        f"<tr><th>{esc(k)}</th><td style='text-align:left'>{esc(str(v))}</td></tr>"
+        for k, v in rows
+    )
+    vtable = "".join(
+        f"<tr><th>{esc(str(k))}</th><td style='text-align:left'>{esc(str(v))}</td></tr>"
+        for k, v in sorted(versions.items())
+    )
     return (
         "<section id='study'><h2>Study</h2>"
         f"<table>{table}</table>"
@@ -160,30 +171,43 @@ def _warnings(tree: Any, diag: Any) -> str:
     items = []
     if not diag.empty and diag["failed"].any():
         bad = diag[diag["failed"]]
-        cells = "".join(f"<li>{esc(_cell_label(row))}: {esc(row['failures'])}</li>"
-                        for _, row in bad.head(25).iterrows())
+        cells = "".join(
+            f"<li>{esc(_cell_label(row))}: {esc(row['failures'])}</li>"
+            for _, row in bad.head(25).iterrows()
+        )
         more = f"<li>… and {len(bad) - 25} more (see Diagnostics)</li>" if len(bad) > 25 else ""
-        items.append(f"<p><b>{len(bad)} of {len(diag)} Bayesian fits failed their "
-                     "convergence diagnostics</b> (R-hat &gt; 1.01, bulk ESS &lt; 100 or "
-                     "divergent transitions); their probabilities and intervals are not "
-                     f"trustworthy:</p><ul>{cells}{more}</ul>")
+        items.append(
+            f"<p><b>{len(bad)} of {len(diag)} Bayesian fits failed their "
+            "convergence diagnostics</b> (R-hat &gt; 1.01, bulk ESS &lt; 100 or "
+            "divergent transitions); their probabilities and intervals are not "
+            f"trustworthy:</p><ul>{cells}{more}</ul>"
+        )
     try:
         errors = json.loads(tree.attrs.get("errors", "{}") or "{}")
     except json.JSONDecodeError:
         errors = {"(unreadable)": str(tree.attrs.get("errors"))}
     if errors:
-        lines = "".join(f"<li>{esc(str(k))}: <code>{esc(str(v))}</code></li>"
-                        for k, v in list(errors.items())[:25])
-        items.append(f"<p><b>{len(errors)} cells raised an error</b> and are missing from "
-                     f"the tables:</p><ul>{lines}</ul>")
+        lines = "".join(
+            f"<li>{esc(str(k))}: <code>{esc(str(v))}</code></li>"
+            for k, v in list(errors.items())[:25]
+        )
+        items.append(
+            f"<p><b>{len(errors)} cells raised an error</b> and are missing from "
+            f"the tables:</p><ul>{lines}</ul>"
+        )
     done, total = tree.attrs.get("cells_done"), tree.attrs.get("cells_total")
     if done is not None and total is not None and int(done) < int(total):
-        items.append(f"<p><b>The study is unfinished:</b> {int(done)} of {int(total)} cells "
-                     "are done; missing cells are shown as –.</p>")
+        items.append(
+            f"<p><b>The study is unfinished:</b> {int(done)} of {int(total)} cells "
+            "are done; missing cells are shown as –.</p>"
+        )
     if not items:
         return ""
-    return ("<div class='warning' id='warnings' role='alert'><h2>⚠ Warnings</h2>"
-            + "".join(items) + "</div>")
+    return (
+        "<div class='warning' id='warnings' role='alert'><h2>⚠ Warnings</h2>"
+        + "".join(items)
+        + "</div>"
+    )
 
 
 def _cell_label(row: Any) -> str:
@@ -205,8 +229,15 @@ def _table_section(tree: Any, ds: Any, metric: str) -> str:
     if baseline is not None and baseline not in ds["scenario"].values.tolist():
         baseline = None
     try:
-        table = summary_table(masked, metric, baseline=baseline, test=test, format="html",
-                              lower_is_better=lower, **kwargs)
+        table = summary_table(
+            masked,
+            metric,
+            baseline=baseline,
+            test=test,
+            format="html",
+            lower_is_better=lower,
+            **kwargs,
+        )
     except ValueError as exc:
         table = summary_table(masked, metric, format="html", lower_is_better=lower)
         baseline = None
@@ -215,43 +246,57 @@ def _table_section(tree: Any, ds: Any, metric: str) -> str:
         note = ""
     description = ds[metric].attrs.get("description", "")
     if baseline is not None:
-        words = (f"Each cell is the mean of <i>{esc(metric)}</i> over the folds. "
-                 f"<b>Bold</b> marks the best cell of each row ({'lower' if lower else 'higher'} "
-                 f"is better). <u>Underlined</u> cells differ significantly from the "
-                 f"<i>{esc(str(baseline))}</i> scenario of the same classifier and dataset: "
-                 f"the paired {esc(test.replace('_', ' '))} on the per-fold values gives "
-                 f"p &lt; 0.05. A cell that is not underlined is not shown to differ — not "
-                 f"shown to be equal. – marks scenarios that do not apply or did not run.")
+        words = (
+            f"Each cell is the mean of <i>{esc(metric)}</i> over the folds. "
+            f"<b>Bold</b> marks the best cell of each row ({'lower' if lower else 'higher'} "
+            f"is better). <u>Underlined</u> cells differ significantly from the "
+            f"<i>{esc(str(baseline))}</i> scenario of the same classifier and dataset: "
+            f"the paired {esc(test.replace('_', ' '))} on the per-fold values gives "
+            f"p &lt; 0.05. A cell that is not underlined is not shown to differ — not "
+            f"shown to be equal. – marks scenarios that do not apply or did not run."
+        )
     else:
-        words = (f"Each cell is the mean of <i>{esc(metric)}</i> over the folds. <b>Bold</b> "
-                 f"marks the best cell of each row ({'lower' if lower else 'higher'} is better). "
-                 f"No significance test was run{note}, so nothing is underlined.")
-    return (f"<h3 id='table-{esc(metric)}'>{esc(metric)}</h3>"
-            f"<p class='note'>{esc(description)}</p>"
-            f"<div class='scroll'>{table}</div><p class='note'>{words}</p>")
+        words = (
+            f"Each cell is the mean of <i>{esc(metric)}</i> over the folds. <b>Bold</b> "
+            f"marks the best cell of each row ({'lower' if lower else 'higher'} is better). "
+            f"No significance test was run{note}, so nothing is underlined."
+        )
+    return (
+        f"<h3 id='table-{esc(metric)}'>{esc(metric)}</h3>"
+        f"<p class='note'>{esc(description)}</p>"
+        f"<div class='scroll'>{table}</div><p class='note'>{words}</p>"
+    )
 
 
 def _comparison_figure(ds: Any, dataset: str, metrics: list[str]) -> Any:
     from matplotlib.figure import Figure
 
-    n_boxes = int(np.count_nonzero(ds["applicable"].values)) if "applicable" in ds else (
-        ds.sizes["classifier"] * ds.sizes["scenario"])
+    n_boxes = (
+        int(np.count_nonzero(ds["applicable"].values))
+        if "applicable" in ds
+        else (ds.sizes["classifier"] * ds.sizes["scenario"])
+    )
     n_cols = 1 if n_boxes > 12 else min(len(metrics), 3)
     n_rows = -(-len(metrics) // n_cols)
     width = n_cols * max(4.5, 0.42 * n_boxes + 1.5)
     fig = Figure(figsize=(width, 3.4 * n_rows))
-    fig.subplots_adjust(left=0.9 / width, right=0.99, bottom=1.0 / (3.4 * n_rows),
-                        top=1 - 0.35 / (3.4 * n_rows), hspace=0.9, wspace=0.3)
+    fig.subplots_adjust(
+        left=0.9 / width,
+        right=0.99,
+        bottom=1.0 / (3.4 * n_rows),
+        top=1 - 0.35 / (3.4 * n_rows),
+        hspace=0.9,
+        wspace=0.3,
+    )
     axes = np.asarray(fig.subplots(n_rows, n_cols, squeeze=False)).ravel()
-    for ax in axes[len(metrics):]:
+    for ax in axes[len(metrics) :]:
         ax.set_axis_off()
     for ax, metric in zip(axes, metrics, strict=False):
         try:
             plot_metric_comparison(ds, metric, dataset=dataset, ax=ax)
         except ValueError:
             ax.set_axis_off()
-            ax.text(0.5, 0.5, f"no finished cell of {metric}", ha="center",
-                    transform=ax.transAxes)
+            ax.text(0.5, 0.5, f"no finished cell of {metric}", ha="center", transform=ax.transAxes)
             continue
         ax.set_title(mpl_text(f"{dataset}: {metric} per fold"), fontsize="medium")
         ax.tick_params(axis="x", labelsize="x-small")
@@ -261,9 +306,11 @@ def _comparison_figure(ds: Any, dataset: str, metrics: list[str]) -> Any:
 def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int) -> str:
     esc = html.escape
     if diag.empty:
-        return ("<section id='diagnostics'><h2>Posterior diagnostics</h2><p class='note'>No "
-                "cell of this study has a posterior (no R-hat, ESS or divergences recorded)."
-                "</p></section>")
+        return (
+            "<section id='diagnostics'><h2>Posterior diagnostics</h2><p class='note'>No "
+            "cell of this study has a posterior (no R-hat, ESS or divergences recorded)."
+            "</p></section>"
+        )
     cols = [c for c in diag.columns if c not in ("failed",)]
     head = "".join(f"<th>{esc(str(c))}</th>" for c in cols)
     body = []
@@ -272,24 +319,31 @@ def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int)
         for c in cols:
             v = row[c]
             if isinstance(v, float):
-                text = "–" if not np.isfinite(v) else (f"{v:.0f}" if c != "rhat_max" else
-                                                       f"{v:.3f}")
+                text = (
+                    "–" if not np.isfinite(v) else (f"{v:.0f}" if c != "rhat_max" else f"{v:.3f}")
+                )
             else:
                 text = str(v)
             cells.append(f"<td>{esc(text)}</td>")
         cls = " class='failed'" if row["failed"] else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
     n_failed = int(diag["failed"].sum())
-    verdict = (f"<p class='ok'>All {len(diag)} Bayesian fits pass: R-hat ≤ 1.01, bulk ESS ≥ "
-               "100, no divergent transitions.</p>" if n_failed == 0 else
-               f"<p class='note'><b>{n_failed}</b> of {len(diag)} fits fail (red rows).</p>")
-    out = ["<section id='diagnostics'><h2>Posterior diagnostics</h2>", verdict,
-           "<p class='note'>One row per Bayesian cell, from ArviZ: rank-normalised split R-hat "
-           "(max over parameters), bulk effective sample size (min over parameters) and the "
-           "number of divergent transitions. Fits that are not sampled (EP, Laplace, exact "
-           "Bayesian binning) record no R-hat or ESS (–).</p>",
-           f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>"
-           f"{''.join(body)}</tbody></table></div>"]
+    verdict = (
+        f"<p class='ok'>All {len(diag)} Bayesian fits pass: R-hat ≤ 1.01, bulk ESS ≥ "
+        "100, no divergent transitions.</p>"
+        if n_failed == 0
+        else f"<p class='note'><b>{n_failed}</b> of {len(diag)} fits fail (red rows).</p>"
+    )
+    out = [
+        "<section id='diagnostics'><h2>Posterior diagnostics</h2>",
+        verdict,
+        "<p class='note'>One row per Bayesian cell, from ArviZ: rank-normalised split R-hat "
+        "(max over parameters), bulk effective sample size (min over parameters) and the "
+        "number of divergent transitions. Fits that are not sampled (EP, Laplace, exact "
+        "Bayesian binning) record no R-hat or ESS (–).</p>",
+        f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>"
+        f"{''.join(body)}</tbody></table></div>",
+    ]
     worst = worst_fit(diag)
     label = _cell_label(worst)
     idata = (posteriors or {}).get(label)
@@ -304,12 +358,14 @@ def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int)
         trace = plot_trace(idata)
         out.append(_img(trace, f"trace plot of {label}", dpi))
     else:
-        out.append(f"<p class='note'>Worst fit: <b>{esc(label)}</b>. The result store keeps "
-                   "no posterior draws, so its trace and rank plots are not drawn here; pass "
-                   "its <code>idata_</code> as <code>posteriors={label: idata}</code> to "
-                   "<code>build_report</code>, or plot it with "
-                   "<code>bayescal.report.plot_trace</code> / "
-                   "<code>plot_rank_histogram</code>.</p>")
+        out.append(
+            f"<p class='note'>Worst fit: <b>{esc(label)}</b>. The result store keeps "
+            "no posterior draws, so its trace and rank plots are not drawn here; pass "
+            "its <code>idata_</code> as <code>posteriors={label: idata}</code> to "
+            "<code>build_report</code>, or plot it with "
+            "<code>bayescal.report.plot_trace</code> / "
+            "<code>plot_rank_histogram</code>.</p>"
+        )
     out.append("</section>")
     return "".join(out)
 
@@ -400,12 +456,17 @@ def build_report(
     diag = diagnostics_table(ds)
     preds = {d: CubePredictions.from_cube(tree, d) for d in datasets}
     raw_index = {d: _raw_scenario(tree, p) for d, p in preds.items()}
-    interval_cells = {d: [(c, s) for c in range(len(p.classifiers))
-                          for s in range(len(p.scenarios)) if p.binary and p.has_interval(c, s)]
-                      for d, p in preds.items()}
+    interval_cells = {
+        d: [
+            (c, s)
+            for c in range(len(p.classifiers))
+            for s in range(len(p.scenarios))
+            if p.binary and p.has_interval(c, s)
+        ]
+        for d, p in preds.items()
+    }
 
-    steps = (1 + len(metrics) + 4 * len(datasets)
-             + sum(len(v) for v in interval_cells.values()) + 1)
+    steps = 1 + len(metrics) + 4 * len(datasets) + sum(len(v) for v in interval_cells.values()) + 1
     bar = tqdm(total=steps, desc="report", unit="part", disable=not progress)
     parts: list[str] = []
 
@@ -421,63 +482,108 @@ def build_report(
         bar.update(1)
     parts.append("".join(step_tables) + "</section>")
 
-    sections: dict[str, list[str]] = {"spread": [], "reliability": [], "maps": [], "truth": [],
-                                      "instances": []}
+    sections: dict[str, list[str]] = {
+        "spread": [],
+        "reliability": [],
+        "maps": [],
+        "truth": [],
+        "instances": [],
+    }
     for d in datasets:
         p = preds[d]
-        sections["spread"].append(f"<h3>{esc(d)}</h3>" + _img(
-            _comparison_figure(ds, d, metrics), f"metric spread over folds for {d}", dpi))
+        sections["spread"].append(
+            f"<h3>{esc(d)}</h3>"
+            + _img(_comparison_figure(ds, d, metrics), f"metric spread over folds for {d}", dpi)
+        )
         bar.update(1)
-        sections["reliability"].append(f"<h3>{esc(d)}</h3>" + _img(
-            reliability_grid_figure(p, n_bins=n_bins), f"reliability diagrams of {d}", dpi))
+        sections["reliability"].append(
+            f"<h3>{esc(d)}</h3>"
+            + _img(reliability_grid_figure(p, n_bins=n_bins), f"reliability diagrams of {d}", dpi)
+        )
         bar.update(1)
-        maps = (calibration_map_figure(p, raw=raw_index[d])
-                if p.binary and raw_index[d] is not None else None)
+        maps = (
+            calibration_map_figure(p, raw=raw_index[d])
+            if p.binary and raw_index[d] is not None
+            else None
+        )
         if maps is not None:
-            sections["maps"].append(f"<h3>{esc(d)}</h3>" + _img(
-                maps, f"calibration maps of {d}", dpi))
+            sections["maps"].append(
+                f"<h3>{esc(d)}</h3>" + _img(maps, f"calibration maps of {d}", dpi)
+            )
         bar.update(1)
         if p.binary and p.p_true is not None:
-            sections["truth"].append(f"<h3>{esc(d)}</h3>" + _img(
-                true_vs_predicted_figure(p), f"predicted against true probability on {d}", dpi))
+            sections["truth"].append(
+                f"<h3>{esc(d)}</h3>"
+                + _img(
+                    true_vs_predicted_figure(p), f"predicted against true probability on {d}", dpi
+                )
+            )
         bar.update(1)
         for c, s in interval_cells[d]:
             name = f"{d} / {p.classifiers[c]} / {p.scenarios[s]}"
-            sections["instances"].append(f"<h3>{esc(name)}</h3>" + _img(
-                instance_uncertainty_figure(p, c, s, n_instances=n_instances),
-                f"per-instance uncertainty of {name}", dpi))
+            sections["instances"].append(
+                f"<h3>{esc(name)}</h3>"
+                + _img(
+                    instance_uncertainty_figure(p, c, s, n_instances=n_instances),
+                    f"per-instance uncertainty of {name}",
+                    dpi,
+                )
+            )
             bar.update(1)
 
-    parts.append(_figure_section(
-        "spread", "Spread over folds",
-        "Every metric per classifier / scenario: the box spans the quartiles of the per-fold "
-        "values, the line is their median and each point is one fold.", sections["spread"]))
-    parts.append(_figure_section(
-        "reliability", "Reliability diagrams",
-        f"Rows are classifiers, columns scenarios, so the scenarios of one classifier compare "
-        f"side by side. Each point is one of {n_bins} equal-width bins of the test-fold "
-        "predictions: mean predicted probability against the observed rate, with its 95% "
-        "Wilson interval; a calibrated model's points straddle the dashed diagonal. Binary "
-        "data show the positive class, multi-class data the top label.",
-        sections["reliability"]))
-    parts.append(_figure_section(
-        "maps", "Calibration maps",
-        "Each calibration scenario's probability plotted against the raw classifier's score of "
-        "the same test instance: for a scenario that calibrates the same fitted classifier "
-        "this is its calibration map. Shaded bands are credible intervals where the cube "
-        "stores them. Binary datasets with a raw scenario only.", sections["maps"]))
-    parts.append(_figure_section(
-        "truth", "Predicted against true probability",
-        "Synthetic data with known true probabilities (as in seed 004, Figs. 3–5): each point "
-        "is a test instance; a perfect estimator lies on the diagonal. The legend gives the "
-        "RMSE to the true probability.", sections["truth"]))
-    parts.append(_figure_section(
-        "instances", "Per-instance uncertainty",
-        f"For cells that give credible intervals (Bayesian probes), {n_instances} random test "
-        "instances sorted by the posterior mean, with the interval as error bar, and the "
-        "probabilities every other classifier / scenario gives the same instances as "
-        "short marks: marks far outside the interval disagree with the probe.",
-        sections["instances"]))
+    parts.append(
+        _figure_section(
+            "spread",
+            "Spread over folds",
+            "Every metric per classifier / scenario: the box spans the quartiles of the per-fold "
+            "values, the line is their median and each point is one fold.",
+            sections["spread"],
+        )
+    )
+    parts.append(
+        _figure_section(
+            "reliability",
+            "Reliability diagrams",
+            f"Rows are classifiers, columns scenarios, so the scenarios of one classifier compare "
+            f"side by side. Each point is one of {n_bins} equal-width bins of the test-fold "
+            "predictions: mean predicted probability against the observed rate, with its 95% "
+            "Wilson interval; a calibrated model's points straddle the dashed diagonal. Binary "
+            "data show the positive class, multi-class data the top label.",
+            sections["reliability"],
+        )
+    )
+    parts.append(
+        _figure_section(
+            "maps",
+            "Calibration maps",
+            "Each calibration scenario's probability plotted against the raw classifier's score of "
+            "the same test instance: for a scenario that calibrates the same fitted classifier "
+            "this is its calibration map. Shaded bands are credible intervals where the cube "
+            "stores them. Binary datasets with a raw scenario only.",
+            sections["maps"],
+        )
+    )
+    parts.append(
+        _figure_section(
+            "truth",
+            "Predicted against true probability",
+            "Synthetic data with known true probabilities (as in seed 004, Figs. 3–5): each point "
+            "is a test instance; a perfect estimator lies on the diagonal. The legend gives the "
+            "RMSE to the true probability.",
+            sections["truth"],
+        )
+    )
+    parts.append(
+        _figure_section(
+            "instances",
+            "Per-instance uncertainty",
+            f"For cells that give credible intervals (Bayesian probes), {n_instances} random test "
+            "instances sorted by the posterior mean, with the interval as error bar, and the "
+            "probabilities every other classifier / scenario gives the same instances as "
+            "short marks: marks far outside the interval disagree with the probe.",
+            sections["instances"],
+        )
+    )
     step(_diagnostics_section(diag, posteriors, dpi))
     bar.close()
 
@@ -499,17 +605,22 @@ def build_report(
 
 
 def _contents() -> str:
-    links = [("study", "Study"), ("tables", "Summary tables"), ("spread", "Spread over folds"),
-             ("reliability", "Reliability diagrams"), ("maps", "Calibration maps"),
-             ("truth", "Predicted against true probability"),
-             ("instances", "Per-instance uncertainty"), ("diagnostics", "Posterior diagnostics")]
+    links = [
+        ("study", "Study"),
+        ("tables", "Summary tables"),
+        ("spread", "Spread over folds"),
+        ("reliability", "Reliability diagrams"),
+        ("maps", "Calibration maps"),
+        ("truth", "Predicted against true probability"),
+        ("instances", "Per-instance uncertainty"),
+        ("diagnostics", "Posterior diagnostics"),
+    ]
     return "<nav><p>" + " · ".join(f"<a href='#{a}'>{t}</a>" for a, t in links) + "</p></nav>"
 
 
 def _figure_section(anchor: str, title: str, text: str, figures: list[str]) -> str:
     body = "".join(figures) if figures else "<p class='note'>Nothing to show for this study.</p>"
-    return (f"<section id='{anchor}'><h2>{title}</h2><p class='note'>{text}</p>{body}"
-            "</section>")
+    return f"<section id='{anchor}'><h2>{title}</h2><p class='note'>{text}</p>{body}</section>"
 
 
 def _raw_scenario(tree: Any, preds: CubePredictions) -> int | None:

@@ -91,10 +91,15 @@ def plot_true_vs_predicted(
 
         _, ax = plt.subplots(figsize=(5.0, 5.0))
     text = f"{label}: " if label else ""
-    ax.scatter(p_true[shown], predicted[shown], s=9, alpha=0.6,
-               label=f"{text}RMSE {rmse:.3f}")
-    ax.plot([0.0, 1.0], [0.0, 1.0], linestyle="--", color="0.4", linewidth=1.0,
-            label="predicted = true")
+    ax.scatter(p_true[shown], predicted[shown], s=9, alpha=0.6, label=f"{text}RMSE {rmse:.3f}")
+    ax.plot(
+        [0.0, 1.0],
+        [0.0, 1.0],
+        linestyle="--",
+        color="0.4",
+        linewidth=1.0,
+        label="predicted = true",
+    )
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_aspect("equal")

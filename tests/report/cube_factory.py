@@ -56,8 +56,19 @@ def make_cube(
     for s, scen in enumerate(scenarios):
         if applicable and scen in applicable:
             app[:, s] = [c in applicable[scen] for c in classifiers]
-    names = ("brier", "log_loss", "ece", "accuracy", "rmse_true", "mae_true", "fit_seconds",
-             "predict_seconds", "rhat_max", "ess_bulk_min", "divergences")
+    names = (
+        "brier",
+        "log_loss",
+        "ece",
+        "accuracy",
+        "rmse_true",
+        "mae_true",
+        "fit_seconds",
+        "predict_seconds",
+        "rhat_max",
+        "ess_bulk_min",
+        "divergences",
+    )
     shape = (nd, nc, ns, folds)
     values = {m: np.full(shape, np.nan) for m in names}
     done = np.zeros(shape, dtype=bool)
@@ -83,8 +94,12 @@ def make_cube(
                 if clf in bayesian and s == 0:
                     k = 40.0
                     a, b = q * k + 1e-3, (1 - q) * k + 1e-3
-                    for cls, (lo, hi) in enumerate(((beta.ppf(0.05, b, a), beta.ppf(0.95, b, a)),
-                                                    (beta.ppf(0.05, a, b), beta.ppf(0.95, a, b)))):
+                    for cls, (lo, hi) in enumerate(
+                        (
+                            (beta.ppf(0.05, b, a), beta.ppf(0.95, b, a)),
+                            (beta.ppf(0.05, a, b), beta.ppf(0.95, a, b)),
+                        )
+                    ):
                         interval[:, c, s, cls, 0], interval[:, c, s, cls, 1] = lo, hi
                 for f in range(folds):
                     t = fold == f
@@ -105,10 +120,18 @@ def make_cube(
                         values["ess_bulk_min"][cell] = 900.0
                         values["divergences"][cell] = 3.0 if bad else 0.0
         pred = xr.Dataset(
-            {"proba": (("sample", "classifier", "scenario", "class"), proba),
-             "y": ("sample", y), "fold": ("sample", fold), "p_true": ("sample", p)},
-            coords={"sample": np.arange(n_samples), "classifier": list(classifiers),
-                    "scenario": list(scenarios), "class": ["0", "1"]},
+            {
+                "proba": (("sample", "classifier", "scenario", "class"), proba),
+                "y": ("sample", y),
+                "fold": ("sample", fold),
+                "p_true": ("sample", p),
+            },
+            coords={
+                "sample": np.arange(n_samples),
+                "classifier": list(classifiers),
+                "scenario": list(scenarios),
+                "class": ["0", "1"],
+            },
         )
         if bayesian:
             pred = pred.assign_coords(bound=["lower", "upper"])
@@ -116,18 +139,32 @@ def make_cube(
         tree[f"/predictions/{name}"] = pred
     dims = ("dataset", "classifier", "scenario", "fold")
     kinds = ["raw" if s == 0 else "full" for s in range(ns)]
-    ds = xr.Dataset({m: (dims, v) for m, v in values.items()},
-                    coords={"dataset": list(datasets), "classifier": list(classifiers),
-                            "scenario": list(scenarios), "fold": np.arange(folds),
-                            "scenario_kind": ("scenario", kinds)})
+    ds = xr.Dataset(
+        {m: (dims, v) for m, v in values.items()},
+        coords={
+            "dataset": list(datasets),
+            "classifier": list(classifiers),
+            "scenario": list(scenarios),
+            "fold": np.arange(folds),
+            "scenario_kind": ("scenario", kinds),
+        },
+    )
     ds["done"] = (dims, done)
     ds["failed"] = (dims, np.zeros(shape, dtype=bool))
     ds["applicable"] = (("classifier", "scenario"), app)
     tree["/metrics"] = ds
-    tree["/"] = xr.Dataset(attrs={
-        "study": "synthetic <cube> & 'friends'", "spec": SPEC_TEXT, "spec_hash": "0" * 16,
-        "seed": 7, "versions": json.dumps({"bayescal": "test", "numpy": np.__version__}),
-        "started": "2026-01-01T10:00:00+00:00", "finished": "2026-01-01T10:03:25+00:00",
-        "cells_done": int(done.sum()), "cells_total": int(done.sum()), "errors": "{}",
-    })
+    tree["/"] = xr.Dataset(
+        attrs={
+            "study": "synthetic <cube> & 'friends'",
+            "spec": SPEC_TEXT,
+            "spec_hash": "0" * 16,
+            "seed": 7,
+            "versions": json.dumps({"bayescal": "test", "numpy": np.__version__}),
+            "started": "2026-01-01T10:00:00+00:00",
+            "finished": "2026-01-01T10:03:25+00:00",
+            "cells_done": int(done.sum()),
+            "cells_total": int(done.sum()),
+            "errors": "{}",
+        }
+    )
     return xr.DataTree.from_dict(tree)

@@ -88,22 +88,38 @@ window.addEventListener('load', function () {
 });
 </script>"""
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=15000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
+    "--virtual-time-budget=15000",
+]
 
 
 def _chromium() -> str:
-    path = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
-                                        else None)
+    path = shutil.which("chromium") or (
+        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    )
     if path is None:
         pytest.fail("headless Chromium is needed: apt-get install -y chromium (.ci/run does it)")
     return path
 
 
 def _run(args: list[str], profile: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([_chromium(), *FLAGS, f"--user-data-dir={profile}", *args],
-                          capture_output=True, text=True, timeout=180, check=False)
+    return subprocess.run(
+        [_chromium(), *FLAGS, f"--user-data-dir={profile}", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
 
 
 @pytest.mark.browser
@@ -121,8 +137,10 @@ def test_report_of_a_study_renders_in_headless_chromium(tmp_path, capsys):
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "report-browser.png"
     shot.unlink(missing_ok=True)
-    done = _run(["--window-size=1400,5000", f"--screenshot={shot}", page.as_uri()],
-                tmp_path / "profile-shot")
+    done = _run(
+        ["--window-size=1400,5000", f"--screenshot={shot}", page.as_uri()],
+        tmp_path / "profile-shot",
+    )
     with capsys.disabled():
         print(f"\nreport screenshot: {shot}")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -131,21 +149,30 @@ def test_report_of_a_study_renders_in_headless_chromium(tmp_path, capsys):
     # 2. the probe: every image decoded, no errors, nothing injected ran
     html = page.read_text()
     assert "default-src 'none';" in html
-    probed = html.replace("default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';",
-                          1).replace("<head>", "<head>" + PROBE, 1)
+    probed = html.replace(
+        "default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';", 1
+    ).replace("<head>", "<head>" + PROBE, 1)
     probe_page = tmp_path / "report" / "probe.html"
     probe_page.write_text(probed, encoding="utf-8")
     done = _run(["--dump-dom", probe_page.as_uri()], tmp_path / "profile-probe")
     assert done.returncode == 0, done.stderr[-2000:]
     found = re.search(r'<pre id="probe-result">(.*?)</pre>', done.stdout, re.S)
     assert found, f"the probe did not report; Chromium said:\n{done.stderr[-2000:]}"
-    result = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&")
-                        .replace("&lt;", "<").replace("&gt;", ">"))
+    result = json.loads(
+        found.group(1)
+        .replace("&quot;", '"')
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+    )
     assert result["images"] == n_images
     assert result["decoded"] == n_images, result
     assert result["errors"] == [], result
     assert result["title"] == "bayescal report: browser_check"  # the spec's <script> is text
     assert result["warning_first"] in ("DIV", "NAV")  # h1, then the warning box or contents
-    console_errors = [line for line in done.stderr.splitlines()
-                      if "CONSOLE" in line and ("Error" in line or "Uncaught" in line)]
+    console_errors = [
+        line
+        for line in done.stderr.splitlines()
+        if "CONSOLE" in line and ("Error" in line or "Uncaught" in line)
+    ]
     assert console_errors == []

@@ -22,10 +22,22 @@ IMG = re.compile(r"<img src=\"([^\"]*)\" alt=\"([^\"]*)\">")
 
 
 def _small(**kw):
-    args = dict(datasets=("d",), classifiers=("nb", "blr"), scenarios=("raw", "cal"), folds=3,
-                n_samples=120)
+    args = dict(
+        datasets=("d",),
+        classifiers=("nb", "blr"),
+        scenarios=("raw", "cal"),
+        folds=3,
+        n_samples=120,
+    )
     args.update(kw)
     return make_cube(**args)
+
+
+def _build(cube, path, **kw):
+    """A quick build (one metric, low resolution) for tests that check structure."""
+    return build_report(
+        cube, path, **{"progress": False, "metrics": ["brier"], "dpi": 30, **kw}
+    ).read_text()
 
 
 def _section_start(page: str) -> int:
@@ -33,49 +45,53 @@ def _section_start(page: str) -> int:
 
 
 def test_failed_diagnostics_warn_at_the_top_of_the_page(tmp_path):
-    page = build_report(_small(failed_diagnostics=True), tmp_path / "r.html",
-                        progress=False).read_text()
+    page = _build(_small(failed_diagnostics=True), tmp_path / "r.html")
     box = page.index("<div class='warning' id='warnings'")
     assert box < _section_start(page)  # before the study, tables and figures
     assert page.index("<body>") < box < page.index("<section id='study'>")
-    warning = page[box:page.index("</div>", box)]
+    warning = page[box : page.index("</div>", box)]
     assert "1 of 3 Bayesian fits failed" in warning
     assert "d / blr / raw / fold 0: max R-hat 1.200 &gt; 1.01; 3 divergent transitions" in warning
     # the diagnostics table marks the same row
-    diag = page[page.index("<section id='diagnostics'>"):]
+    diag = page[page.index("<section id='diagnostics'>") :]
     assert diag.count("<tr class='failed'>") == 1
     assert "Worst fit: <b>d / blr / raw / fold 0</b>" in diag
 
 
 def test_no_warning_box_when_everything_passed(tmp_path):
-    page = build_report(_small(), tmp_path / "r.html", progress=False).read_text()
+    page = _build(_small(), tmp_path / "r.html")
     assert "id='warnings'" not in page
     assert "All 3 Bayesian fits pass" in page
 
 
 def test_unfinished_and_failed_cells_are_warned_about(tmp_path):
     cube = _small(bayesian=())
-    cube.attrs.update(cells_done=5, cells_total=12,
-                      errors='{"d/nb/cal/r0/f1": "RuntimeError: <boom>"}')
-    page = build_report(cube, tmp_path / "r.html", progress=False).read_text()
-    box = page[page.index("id='warnings'"):_section_start(page)]
+    cube.attrs.update(
+        cells_done=5, cells_total=12, errors='{"d/nb/cal/r0/f1": "RuntimeError: <boom>"}'
+    )
+    page = _build(cube, tmp_path / "r.html")
+    box = page[page.index("id='warnings'") : _section_start(page)]
     assert "5 of 12 cells" in box
     assert "RuntimeError: &lt;boom&gt;" in box and "<boom>" not in page
 
 
 def test_page_content_is_complete_and_self_contained(tmp_path):
     cube = _small(datasets=("d", "e"))
-    path = build_report(cube, tmp_path / "out", progress=False)
+    path = build_report(cube, tmp_path / "out", progress=False, dpi=30)
     assert path == tmp_path / "out" / "report.html"
     page = path.read_text()
     # study metadata
-    for text in ("<th>seed</th><td style='text-align:left'>7</td>", "3 min 25 s",
-                 "<th>numpy</th>", "Specification (TOML)"):
+    for text in (
+        "<th>seed</th><td style='text-align:left'>7</td>",
+        "3 min 25 s",
+        "<th>numpy</th>",
+        "Specification (TOML)",
+    ):
         assert text in page
     # a summary table per metric, each with its markers explained in words
     for metric in ("brier", "log_loss", "ece", "accuracy", "rmse_true", "mae_true"):
         start = page.index(f"<h3 id='table-{metric}'>")
-        block = page[start:page.index("<h3", start + 5)]
+        block = page[start : page.index("<h3", start + 5)]
         assert "<table>" in block and "<u>Underlined</u> cells differ significantly" in block
         assert "cv ttest" in block
     assert "fit_seconds</h3>" not in page  # timings are not tabulated
@@ -83,8 +99,12 @@ def test_page_content_is_complete_and_self_contained(tmp_path):
     images = IMG.findall(page)
     alts = [alt for _, alt in images]
     for d in ("d", "e"):
-        for what in ("metric spread over folds for", "reliability diagrams of",
-                     "calibration maps of", "predicted against true probability on"):
+        for what in (
+            "metric spread over folds for",
+            "reliability diagrams of",
+            "calibration maps of",
+            "predicted against true probability on",
+        ):
             assert f"{what} {d}" in alts
         assert f"per-instance uncertainty of {d} / blr / raw" in alts
     assert len(images) == 10
@@ -99,10 +119,15 @@ def test_page_content_is_complete_and_self_contained(tmp_path):
 
 
 def test_every_string_from_the_spec_or_data_is_escaped(tmp_path):
-    cube = make_cube(datasets=("<i>d</i>",), classifiers=("a&b", "<blr>"),
-                     scenarios=("raw", "\"cal\""), bayesian=("<blr>",), folds=2,
-                     n_samples=60)
-    page = build_report(cube, tmp_path / "r.html", progress=False).read_text()
+    cube = make_cube(
+        datasets=("<i>d</i>",),
+        classifiers=("a&b", "<blr>"),
+        scenarios=("raw", '"cal"'),
+        bayesian=("<blr>",),
+        folds=2,
+        n_samples=60,
+    )
+    page = _build(cube, tmp_path / "r.html")
     assert "synthetic &lt;cube&gt; &amp; &#x27;friends&#x27;" in page  # study name
     assert "name = &quot;synthetic &lt;cube&gt;" in page  # spec text
     for raw in ("<i>d</i>", "<blr>", "a&b", "<cube>"):
@@ -117,8 +142,10 @@ def test_multiclass_cube_of_a_real_study_and_the_command(tmp_path):
     spec = tmp_path / "tiny.toml"
     spec.write_text(TINY_SPEC)
     run(spec, tmp_path / "store", n_jobs=1, progress=False)
-    result = CliRunner().invoke(report_command, [str(tmp_path / "store"), "--out",
-                                                 str(tmp_path / "rep"), "-q", "-m", "brier"])
+    result = CliRunner().invoke(
+        report_command,
+        [str(tmp_path / "store"), "--out", str(tmp_path / "rep"), "-q", "-m", "brier"],
+    )
     assert result.exit_code == 0, result.output
     page = (tmp_path / "rep" / "report.html").read_text()
     assert "wrote" in result.output
@@ -138,8 +165,12 @@ def test_progress_bar_and_worst_posterior_plots(tmp_path, capsys):
     rng = np.random.default_rng(0)
     post = xr.Dataset({"beta": (("chain", "draw"), rng.normal(size=(2, 100)))})
     idata = xr.DataTree.from_dict({"posterior": post})
-    page = build_report(_small(failed_diagnostics=True), tmp_path / "r.html", progress=True,
-                        posteriors={"d / blr / raw / fold 0": idata}).read_text()
+    page = _build(
+        _small(failed_diagnostics=True),
+        tmp_path / "r.html",
+        progress=True,
+        posteriors={"d / blr / raw / fold 0": idata},
+    )
     err = capsys.readouterr().err
     assert "report" in err and "100%" in err
     alts = [alt for _, alt in IMG.findall(page)]

@@ -45,8 +45,12 @@ def _points_and_intervals(ax):
     line, _, (segments,) = container.lines
     x, y = line.get_data()
     segs = segments.get_segments()
-    return (np.asarray(x), np.asarray(y), np.array([s[0, 1] for s in segs]),
-            np.array([s[1, 1] for s in segs]))
+    return (
+        np.asarray(x),
+        np.asarray(y),
+        np.array([s[0, 1] for s in segs]),
+        np.array([s[1, 1] for s in segs]),
+    )
 
 
 def _grid_axes(fig):
@@ -57,8 +61,16 @@ def _grid_axes(fig):
 
 
 def test_perfectly_calibrated_cube_puts_every_point_on_the_diagonal_within_its_interval():
-    cube = make_cube(datasets=("d",), classifiers=("a", "b"), scenarios=("raw", "cal"),
-                     folds=2, n_samples=4000, bayesian=(), perfect=True, seed=3)
+    cube = make_cube(
+        datasets=("d",),
+        classifiers=("a", "b"),
+        scenarios=("raw", "cal"),
+        folds=2,
+        n_samples=4000,
+        bayesian=(),
+        perfect=True,
+        seed=3,
+    )
     preds = CubePredictions.from_cube(cube, "d")
     fig = reliability_grid_figure(preds, n_bins=10, confidence=0.99)
     axes = _grid_axes(fig)
@@ -80,8 +92,16 @@ def test_perfectly_calibrated_cube_puts_every_point_on_the_diagonal_within_its_i
 
 def test_overconfident_raw_scores_leave_the_diagonal():
     """Control for the test above: a distorted model's intervals miss the diagonal."""
-    cube = make_cube(datasets=("d",), classifiers=("a",), scenarios=("raw",), folds=2,
-                     n_samples=4000, bayesian=(), perfect=False, seed=3)
+    cube = make_cube(
+        datasets=("d",),
+        classifiers=("a",),
+        scenarios=("raw",),
+        folds=2,
+        n_samples=4000,
+        bayesian=(),
+        perfect=False,
+        seed=3,
+    )
     preds = CubePredictions.from_cube(cube, "d")
     (ax,) = _grid_axes(reliability_grid_figure(preds, confidence=0.99))
     x, _, low, high = _points_and_intervals(ax)
@@ -89,8 +109,15 @@ def test_overconfident_raw_scores_leave_the_diagonal():
 
 
 def test_grid_has_panels_only_for_applicable_cells_and_multiclass_uses_top_label():
-    cube = make_cube(datasets=("d",), classifiers=("a", "b"), scenarios=("raw", "cal"),
-                     folds=2, n_samples=200, bayesian=(), applicable={"cal": ("a",)})
+    cube = make_cube(
+        datasets=("d",),
+        classifiers=("a", "b"),
+        scenarios=("raw", "cal"),
+        folds=2,
+        n_samples=200,
+        bayesian=(),
+        applicable={"cal": ("a",)},
+    )
     preds = CubePredictions.from_cube(cube, "d")
     fig = reliability_grid_figure(preds)
     assert len(_grid_axes(fig)) == 3
@@ -98,10 +125,17 @@ def test_grid_has_panels_only_for_applicable_cells_and_multiclass_uses_top_label
     # three classes: the top-label diagram of the same figure function
     rng = np.random.default_rng(0)
     P = rng.dirichlet([1, 1, 1], size=150)
-    multi = CubePredictions(name="m", classifiers=["a"], scenarios=["raw"],
-                            class_names=["x", "y", "z"], proba=P[:, None, None, :],
-                            y=rng.integers(0, 3, 150), p_true=None, interval=None,
-                            applicable=np.ones((1, 1), bool))
+    multi = CubePredictions(
+        name="m",
+        classifiers=["a"],
+        scenarios=["raw"],
+        class_names=["x", "y", "z"],
+        proba=P[:, None, None, :],
+        y=rng.integers(0, 3, 150),
+        p_true=None,
+        interval=None,
+        applicable=np.ones((1, 1), bool),
+    )
     (ax,) = _grid_axes(reliability_grid_figure(multi, n_bins=5))
     curve = reliability_curve(multi.y, P, 5, kind="top_label")
     _, rate, _, _ = _points_and_intervals(ax)
@@ -131,8 +165,9 @@ def test_plotted_band_of_a_bayesian_map_equals_map_band():
     rng = np.random.default_rng(0)
     s = rng.uniform(0.02, 0.98, 150)
     y = rng.binomial(1, s**1.5)
-    cal = calibration_maps.BayesianPlattCalibrator(inference="laplace", draws=200,
-                                                   random_state=0).fit(s, y)
+    cal = calibration_maps.BayesianPlattCalibrator(
+        inference="laplace", draws=200, random_state=0
+    ).fit(s, y)
     grid = np.linspace(0.01, 0.99, 25)
     ax = plot_calibration_map(cal, grid, prob=0.8)
     mean, lower, upper = cal.map_band(grid, prob=0.8)
@@ -196,22 +231,37 @@ def test_true_vs_predicted_points_and_rmse():
 
 
 def test_true_vs_predicted_grid_of_a_cube():
-    cube = make_cube(datasets=("d",), classifiers=("a",), scenarios=("raw", "cal"), folds=2,
-                     n_samples=120, bayesian=())
+    cube = make_cube(
+        datasets=("d",),
+        classifiers=("a",),
+        scenarios=("raw", "cal"),
+        folds=2,
+        n_samples=120,
+        bayesian=(),
+    )
     preds = CubePredictions.from_cube(cube, "d")
     fig = true_vs_predicted_figure(preds)
     axes = [ax for ax in fig.axes if ax.collections]
     assert len(axes) == 2
-    np.testing.assert_allclose(axes[1].collections[0].get_offsets(),
-                               np.column_stack([preds.p_true, preds.proba[:, 0, 1, 1]]))
+    np.testing.assert_allclose(
+        axes[1].collections[0].get_offsets(),
+        np.column_stack([preds.p_true, preds.proba[:, 0, 1, 1]]),
+    )
 
 
 # -- metric comparison ----------------------------------------------------------------------
 
 
 def test_metric_comparison_draws_every_fold_value():
-    cube = make_cube(datasets=("d", "e"), classifiers=("a", "b"), scenarios=("raw", "cal"),
-                     folds=4, n_samples=200, bayesian=(), applicable={"cal": ("a",)})
+    cube = make_cube(
+        datasets=("d", "e"),
+        classifiers=("a", "b"),
+        scenarios=("raw", "cal"),
+        folds=4,
+        n_samples=200,
+        bayesian=(),
+        applicable={"cal": ("a",)},
+    )
     ax = plot_metric_comparison(cube, "brier", dataset="e")
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert labels == ["a / raw", "a / cal", "b / raw"]
@@ -219,8 +269,9 @@ def test_metric_comparison_draws_every_fold_value():
     for k, (clf, scen) in enumerate([("a", "raw"), ("a", "cal"), ("b", "raw")]):
         drawn = ax.collections[k].get_offsets()[:, 1]
         np.testing.assert_allclose(drawn, m.sel(classifier=clf, scenario=scen).values)
-    ax1 = plot_metric_comparison(cube["metrics"].to_dataset(), "accuracy", dataset="d",
-                                 classifier="b")
+    ax1 = plot_metric_comparison(
+        cube["metrics"].to_dataset(), "accuracy", dataset="d", classifier="b"
+    )
     assert [t.get_text() for t in ax1.get_xticklabels()] == ["raw"]
     assert "higher is better" in ax1.get_ylabel()
 
@@ -274,8 +325,9 @@ def test_trace_plot_is_an_arviz_figure():
 
 
 def test_diagnostics_table_flags_failed_fits_and_finds_the_worst():
-    cube = make_cube(datasets=("d",), classifiers=("nb", "blr"), folds=3, n_samples=90,
-                     failed_diagnostics=True)
+    cube = make_cube(
+        datasets=("d",), classifiers=("nb", "blr"), folds=3, n_samples=90, failed_diagnostics=True
+    )
     table = diagnostics_table(cube)
     assert len(table) == 3  # blr / raw on three folds; nb is not Bayesian
     assert set(table["classifier"]) == {"blr"}
@@ -289,8 +341,9 @@ def test_diagnostics_table_flags_failed_fits_and_finds_the_worst():
 
 
 def _bad_calls():
-    cube = make_cube(datasets=("d",), classifiers=("a",), scenarios=("raw",), folds=2,
-                     n_samples=40, bayesian=())
+    cube = make_cube(
+        datasets=("d",), classifiers=("a",), scenarios=("raw",), folds=2, n_samples=40, bayesian=()
+    )
     grid = np.linspace(0, 1, 5)
     return [
         (lambda: plot_calibration_map(grid, np.linspace(0, 2, 5)), ValueError, "grid"),
@@ -304,16 +357,22 @@ def _bad_calls():
         (lambda: plot_true_vs_predicted([1.2], [0.5]), ValueError, "p_true"),
         (lambda: plot_metric_comparison(cube, "nope", dataset="d"), ValueError, "metric"),
         (lambda: plot_metric_comparison(cube, "brier", dataset="x"), ValueError, "dataset"),
-        (lambda: plot_metric_comparison(cube, "brier", dataset="d", classifier="z"),
-         ValueError, "classifier"),
+        (
+            lambda: plot_metric_comparison(cube, "brier", dataset="d", classifier="z"),
+            ValueError,
+            "classifier",
+        ),
         (lambda: plot_metric_comparison([1, 2], "brier", dataset="d"), TypeError, "cube"),
         (lambda: plot_rank_histogram(_posterior(0.0), "zz"), ValueError, "var_name"),
         (lambda: plot_rank_histogram(xr.DataTree(), None), ValueError, "posterior"),
         (lambda: plot_rank_histogram(_posterior(0.0), n_bins=0), ValueError, "n_bins"),
         (lambda: plot_instance_intervals([[0.5, 0.2]], [0.3]), ValueError, "lower bound"),
         (lambda: plot_instance_intervals([[0.1, 0.2]], [0.3, 0.4]), ValueError, "shape"),
-        (lambda: plot_instance_intervals([[0.1, 0.2]], [0.15], others={"o": [0.1, 0.2]}),
-         ValueError, r"expected \(1,\)"),
+        (
+            lambda: plot_instance_intervals([[0.1, 0.2]], [0.15], others={"o": [0.1, 0.2]}),
+            ValueError,
+            r"expected \(1,\)",
+        ),
     ]
 
 
@@ -328,9 +387,10 @@ def test_importing_the_report_package_does_not_import_matplotlib():
     import subprocess
     import sys
 
-    code = ("import sys, bayescal.report; "
-            "print(any(m.split('.')[0] in ('matplotlib', 'pandas', 'xarray', 'pymc') "
-            "for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, bayescal.report; "
+        "print(any(m.split('.')[0] in ('matplotlib', 'pandas', 'xarray', 'pymc') "
+        "for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
