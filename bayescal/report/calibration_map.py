@@ -191,7 +191,7 @@ def plot_calibration_map(
     >>> import numpy as np
     >>> grid = np.linspace(0, 1, 5)
     >>> ax = plot_calibration_map((grid**2, grid**2 * 0.9, np.sqrt(grid**2 * 0.9 + 0.1)), grid)
-    >>> [round(v, 4) for v in ax.lines[0].get_ydata()]
+    >>> [round(float(v), 4) for v in ax.lines[0].get_ydata()]
     [0.0, 0.0625, 0.25, 0.5625, 1.0]
     """
     if isinstance(calibrator_or_maps, Mapping):
