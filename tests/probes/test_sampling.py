@@ -180,6 +180,7 @@ def _sample_in_daemon(y, queue):
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 def test_pymc_sampler_runs_in_daemonic_process(y_data):
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
