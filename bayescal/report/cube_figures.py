@@ -260,7 +260,7 @@ def reliability_grid_figure(
 
 
 def calibration_map_figure(
-    preds: CubePredictions, *, raw: int, prob: float = 0.9
+    preds: CubePredictions, *, raw: int, prob: float = 0.9, probe: int | None = None
 ) -> Figure | None:
     """Each scenario's calibrated probability against the raw classifier's score.
 
@@ -271,7 +271,10 @@ def calibration_map_figure(
     and calibrates its scores shows its calibration map exactly; one that
     refits the classifier (e.g. on a split) shows the map composed with the
     change of classifier. Where the cube stores credible intervals the band
-    is drawn around the points (sorted by score).
+    is drawn around the points (sorted by score). With ``probe`` (the index
+    of the reference probe among the classifiers), the probe's probability of
+    the same instances is drawn in black against each classifier's raw score,
+    as the reference map.
     """
     from matplotlib.figure import Figure
 
@@ -296,6 +299,14 @@ def calibration_map_figure(
                 maps[scen] = (score[ok], (value[ok], band[ok, 0], band[ok, 1]))
             else:
                 maps[scen] = (score, value)
+        if maps and probe is not None and probe != c:
+            ref = preds.cell(probe, raw)
+            if ref is not None:
+                rows = np.intersect1d(base[0], ref[0])
+                maps[f"reference probe {preds.classifiers[probe]}"] = (
+                    preds.proba[rows, c, raw, 1],
+                    preds.proba[rows, probe, raw, 1],
+                )
         if maps:
             panels[clf] = maps
     if not panels:
@@ -311,6 +322,9 @@ def calibration_map_figure(
             line.set_linestyle("none")
             line.set_marker(".")
             line.set_markersize(3)
+            if label.startswith("reference probe "):
+                line.set_color("black")
+                line.set_marker("x")
         _dedupe_identity(ax)
         ax.set_title(mpl_text(clf), fontsize="medium", fontweight="bold")
         ax.set_xlabel(f"raw score ({mpl_text(preds.scenarios[raw])})", fontsize="small")

@@ -502,7 +502,7 @@ def build_report(
         )
         bar.update(1)
         maps = (
-            calibration_map_figure(p, raw=raw_index[d])
+            calibration_map_figure(p, raw=raw_index[d], probe=_probe_index(tree, p))
             if p.binary and raw_index[d] is not None
             else None
         )
@@ -559,7 +559,9 @@ def build_report(
             "Each calibration scenario's probability plotted against the raw classifier's score of "
             "the same test instance: for a scenario that calibrates the same fitted classifier "
             "this is its calibration map. Shaded bands are credible intervals where the cube "
-            "stores them. Binary datasets with a raw scenario only.",
+            "stores them; black crosses are the reference probe's probability of the same "
+            "instances when the spec names one (metrics.probe). Binary datasets with a raw "
+            "scenario only.",
             sections["maps"],
         )
     )
@@ -621,6 +623,17 @@ def _contents() -> str:
 def _figure_section(anchor: str, title: str, text: str, figures: list[str]) -> str:
     body = "".join(figures) if figures else "<p class='note'>Nothing to show for this study.</p>"
     return f"<section id='{anchor}'><h2>{title}</h2><p class='note'>{text}</p>{body}</section>"
+
+
+def _probe_index(tree: Any, preds: CubePredictions) -> int | None:
+    """Index of the spec's reference probe (``metrics.probe``) among the classifiers."""
+    import tomllib
+
+    try:
+        probe = tomllib.loads(str(tree.attrs.get("spec", ""))).get("metrics", {}).get("probe")
+    except tomllib.TOMLDecodeError:
+        return None
+    return preds.classifiers.index(probe) if probe in preds.classifiers else None
 
 
 def _raw_scenario(tree: Any, preds: CubePredictions) -> int | None:

@@ -197,3 +197,28 @@ def test_bad_results(tmp_path):
         build_report(42, tmp_path / "r.html")
     with pytest.raises(ValueError, match="not a bayescal study store"):
         build_report(str(tmp_path), tmp_path / "r.html")
+
+
+def test_a_cube_with_repeats_reports_the_first_repetition(tmp_path):
+    cube = _small(folds=2)
+    m = cube["metrics"].to_dataset()
+    per_fold = [v for v in m.data_vars if "fold" in m[v].dims]
+    repeated = m.drop_vars(per_fold)
+    for v in per_fold:
+        repeated[v] = xr.concat([m[v], m[v]], dim="repeat").transpose(
+            "dataset", "classifier", "scenario", "repeat", "fold"
+        )
+    pred = cube["predictions"]["d"].to_dataset()
+    for v in ("proba", "fold", "interval"):
+        pred[v] = xr.concat([pred[v], pred[v]], dim="repeat")
+    tree = xr.DataTree.from_dict(
+        {
+            "/": cube.to_dataset(),
+            "/metrics": repeated.assign_coords(repeat=[0, 1]),
+            "/predictions/d": pred.assign_coords(repeat=[0, 1]),
+        }
+    )
+    tree["metrics"]["rhat_max"][0, 1, 0, 1, 0] = 1.3
+    page = _build(tree, tmp_path / "r.html")
+    assert "d / blr / raw / repeat 1 / fold 0: max R-hat 1.300" in page
+    assert page.count("<img ") == 5  # spread, reliability, map, truth, blr intervals

@@ -394,3 +394,29 @@ def test_importing_the_report_package_does_not_import_matplotlib():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_calibration_map_figure_draws_each_scenario_and_the_probe_reference():
+    from bayescal.report.cube_figures import calibration_map_figure
+
+    cube = make_cube(
+        datasets=("d",),
+        classifiers=("nb", "blr"),
+        scenarios=("raw", "cal"),
+        folds=2,
+        n_samples=80,
+        applicable={"cal": ("nb",)},
+    )
+    preds = CubePredictions.from_cube(cube, "d")
+    fig = calibration_map_figure(preds, raw=0, probe=1)
+    (ax,) = fig.axes  # blr has no calibrated scenario: no panel of its own
+    order = np.argsort(preds.proba[:, 0, 0, 1], kind="stable")
+    cal, ref = ax.lines[0], [ln for ln in ax.lines if ln.get_label() == "reference probe blr"][0]
+    np.testing.assert_allclose(cal.get_xdata(), preds.proba[order, 0, 0, 1])
+    np.testing.assert_allclose(cal.get_ydata(), preds.proba[order, 0, 1, 1])
+    np.testing.assert_allclose(ref.get_xdata(), preds.proba[:, 0, 0, 1])
+    np.testing.assert_allclose(ref.get_ydata(), preds.proba[:, 1, 0, 1])
+    assert ref.get_marker() == "x"
+    assert calibration_map_figure(preds, raw=0, probe=None) is not None
+    only_raw = CubePredictions.from_cube(make_cube(scenarios=("raw",), n_samples=30), "alpha")
+    assert calibration_map_figure(only_raw, raw=0) is None
