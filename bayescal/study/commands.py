@@ -6,8 +6,10 @@ are also reachable as ``python -m bayescal.study run|show``.
 
 ``bayescal run`` with no spec runs the bundled quick-start study
 (``bayescal/study/specs/quickstart.toml``: scikit-learn's breast-cancer set
-and the seed thesis' synthetic set, three classifiers, five scenarios,
-5-fold CV) into ``./bayescal-results/quickstart``.
+and the seed thesis' synthetic set; naive Bayes, random forest, logistic
+regression; raw, Platt on CV scores, isotonic on a split and on the full
+training set, ENIR on DGG data; 5-fold CV) into
+``./bayescal-results/quickstart``.
 """
 
 from __future__ import annotations

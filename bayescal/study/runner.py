@@ -75,11 +75,29 @@ def _prepare(spec: Spec, store: CellStore) -> tuple[list[PreparedData], list[lis
         fold = np.full((spec.protocol.repeats, len(data.y)), -1, dtype=np.int64)
         for r, f, _, test in sp:
             fold[r, test] = f
-        store.write_data(dspec.name, y=data.y, fold=fold, p_true=data.p_true,
-                         class_names=data.class_names)
+        if store.data_path(dspec.name).is_file():
+            _check_same_data(store, dspec.name, data, fold)
+        else:
+            store.write_data(dspec.name, y=data.y, fold=fold, p_true=data.p_true,
+                             class_names=data.class_names)
         datasets.append(data)
         splits.append(sp)
     return datasets, splits
+
+
+def _check_same_data(store: CellStore, name: str, data: PreparedData, fold: np.ndarray) -> None:
+    """On resume, the dataset and its folds must be those the study started with."""
+    old = store.read_data(name)
+    same = (np.array_equal(old["y"], data.y) and np.array_equal(old["fold"], fold)
+            and old["class_names"].tolist() == list(data.class_names)
+            and ("p_true" in old) == (data.p_true is not None)
+            and (data.p_true is None or np.array_equal(old["p_true"], data.p_true)))
+    if not same:
+        raise ValueError(
+            f"dataset {name!r} differs from the one the study in {str(store.root)!r} started "
+            "with (its file or generator changed); resuming would mix results — start a new "
+            "store"
+        )
 
 
 def _tasks(spec: Spec, layout: StoreLayout, splits: list[list[Any]],
@@ -97,8 +115,12 @@ def _tasks(spec: Spec, layout: StoreLayout, splits: list[list[Any]],
 
 def _sequential(spec: Spec, tasks: list[tuple[Task, Any, Any]],
                 datasets: list[PreparedData]) -> Iterator[list[CellResult]]:
-    for task, train, test in tasks:
-        yield run_task(spec, task, datasets[task.dataset], train, test, blas_threads=1)
+    from bayescal.threads import limit_blas_threads
+
+    # one BLAS limit for the whole loop (setting it per task costs a library scan)
+    with limit_blas_threads(1):
+        for task, train, test in tasks:
+            yield run_task(spec, task, datasets[task.dataset], train, test, blas_threads=None)
 
 
 def _local(spec: Spec, tasks: list[tuple[Task, Any, Any]], datasets: list[PreparedData],

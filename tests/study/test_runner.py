@@ -299,3 +299,16 @@ def test_dataset_overrides_set_classifier_parameters(tmp_path):
     np.testing.assert_array_equal(
         blobs["proba"].sel(classifier="nb", scenario="raw").values[test],
         GaussianNB().fit(Xb[train], yb[train]).predict_proba(Xb[test]))
+
+
+def test_resume_refuses_changed_data(tmp_path):
+    data_file = tmp_path / "mine.csv"
+    data_file.write_text("a,b,target\n" + "".join(
+        f"{i % 7},{(i * 3) % 5},{i % 2}\n" for i in range(60)))
+    text = TINY_SPEC.replace('source = "iris"', f'source = "{data_file}"')
+    spec = parse_spec(text)
+    run(spec, tmp_path / "store", n_jobs=1, progress=False)
+    data_file.write_text("a,b,target\n" + "".join(
+        f"{i % 7},{(i * 3) % 5},{(i // 2) % 2}\n" for i in range(60)))
+    with pytest.raises(ValueError, match="differs from the one the study"):
+        run(spec, tmp_path / "store", resume=True, n_jobs=1, progress=False)
