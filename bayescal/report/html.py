@@ -355,8 +355,12 @@ def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int)
         plot_rank_histogram(idata, ax=fig.subplots())
         out.append(f"<h3>Worst fit: {esc(label)}</h3>")
         out.append(_img(fig, f"rank histogram of {label}", dpi))
-        trace = plot_trace(idata)
-        out.append(_img(trace, f"trace plot of {label}", dpi))
+        try:
+            trace = plot_trace(idata)
+        except (ValueError, KeyError, TypeError) as exc:  # ArviZ could not lay it out
+            out.append(f"<p class='note'>No ArviZ trace plot: {esc(str(exc))}</p>")
+        else:
+            out.append(_img(trace, f"trace plot of {label}", dpi))
     else:
         out.append(
             f"<p class='note'>Worst fit: <b>{esc(label)}</b>. The result store keeps "
