@@ -127,8 +127,10 @@ print(table.round(4).to_string())
 
 # %%
 best = table["log_loss"].drop("uncalibrated").idxmin()
-print(f"lowest log loss: {best} ({table.loc[best, 'log_loss']:.4f} vs uncalibrated "
-      f"{table.loc['uncalibrated', 'log_loss']:.4f})")
+print(
+    f"lowest log loss: {best} ({table.loc[best, 'log_loss']:.4f} vs uncalibrated "
+    f"{table.loc['uncalibrated', 'log_loss']:.4f})"
+)
 assert table.loc[best, "log_loss"] < table.loc["uncalibrated", "log_loss"]
 
 # %% [markdown]

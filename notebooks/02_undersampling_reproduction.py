@@ -39,7 +39,6 @@
 # Tables 1-3.
 
 # %%
-import numpy as np
 import pandas as pd
 
 from bayescal.calibration import (
@@ -86,6 +85,7 @@ for b, pi0 in SETTINGS.items():
 #
 # Calibration and test rows come from the full (not undersampled) population;
 # the base model scores them with its estimate of `gamma`.
+
 
 # %%
 def methods(pi0: float) -> dict:
@@ -139,6 +139,7 @@ for number, kind in enumerate(KINDS, start=1):
 # the extremes" is asserted at the larger base rate, where the paper reports it
 # without exception.
 
+
 # %%
 def check(claim: str, holds: bool, *, asserted: bool) -> None:
     verdict = "holds" if holds else "does NOT hold"
@@ -152,7 +153,9 @@ for b in SETTINGS:
     r = {kind: sub[sub["base model"] == kind].set_index("method")["RMSE x1e4"] for kind in KINDS}
     print(f"\nb = {b} (mean outcome {sub['mean outcome'].iloc[0]}):")
     # Table 1: a perfect base model.
-    check("perfect: analytical is exact (RMSE ~ 0)", r["perfect"]["analytical"] < 1e-8, asserted=True)
+    check(
+        "perfect: analytical is exact (RMSE ~ 0)", r["perfect"]["analytical"] < 1e-8, asserted=True
+    )
     check(
         "perfect: the logit fixes Platt's scaling (PS logit < PS)",
         r["perfect"]["PS logit"] < r["perfect"]["PS"],

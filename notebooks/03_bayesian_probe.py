@@ -74,7 +74,12 @@ with limit_blas_threads(1), warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always", PosteriorDiagnosticsWarning)
     probe.fit(X_train, y_train)
 diag = probe.diagnostics_
-print({key: diag[key] for key in ("sampler", "rhat_max", "ess_bulk_min", "ess_tail_min", "divergences")})
+print(
+    {
+        key: diag[key]
+        for key in ("sampler", "rhat_max", "ess_bulk_min", "ess_tail_min", "divergences")
+    }
+)
 print(f"sampling took {diag['seconds']:.1f} s")
 for warning in caught:
     if issubclass(warning.category, PosteriorDiagnosticsWarning):
@@ -136,8 +141,10 @@ for name, model in others.items():
     p_other = model.predict_proba(X_test)[:, 1]
     d = probe_distance(p_other, mean, interval)
     rows[name] = (d.rmse, d.inside, rmse_true(p_test, p_other))
-    print(f"{name:20s} RMSE to probe {d.rmse:.4f}  inside probe's interval {d.inside:.0%}  "
-          f"RMSE to truth {rows[name][2]:.4f}")
+    print(
+        f"{name:20s} RMSE to probe {d.rmse:.4f}  inside probe's interval {d.inside:.0%}  "
+        f"RMSE to truth {rows[name][2]:.4f}"
+    )
 by_probe = sorted(rows, key=lambda k: rows[k][0])
 by_truth = sorted(rows, key=lambda k: rows[k][2])
 print("ranking by probe:", by_probe, "| by truth:", by_truth)
@@ -155,8 +162,10 @@ laplace = BayesianLogisticRegression(inference="laplace", draws=600, random_stat
 laplace.fit(X_train, y_train)
 mean_laplace = laplace.predict_proba(X_test)[:, 1]
 gap = np.max(np.abs(mean_laplace - mean))
-print(f"largest |Laplace - NUTS| posterior-mean gap: {gap:.3f} "
-      f"(Laplace {laplace.diagnostics_['seconds']:.2f} s vs NUTS {diag['seconds']:.1f} s)")
+print(
+    f"largest |Laplace - NUTS| posterior-mean gap: {gap:.3f} "
+    f"(Laplace {laplace.diagnostics_['seconds']:.2f} s vs NUTS {diag['seconds']:.1f} s)"
+)
 assert gap < 0.1
 
 # %% [markdown]

@@ -42,7 +42,6 @@ import matplotlib
 matplotlib.use(os.environ.get("MPLBACKEND", "Agg"))
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from scipy.stats import spearmanr
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401
@@ -133,8 +132,12 @@ for ax, (name, (T, correct)) in zip(axes, curves.items(), strict=True):
     ax.plot(centers, rates, "o", label="held-out rate (T quintiles)")
     # f(T) over the range of T its regression was trained on
     grid = np.linspace(0, confidence_maps[name].uncertainty_groups_.max(), 101)
-    ax.plot(grid, confidence_maps[name].confidence_from_uncertainty(grid), "-",
-            label="ConfidenceMap f(T)")
+    ax.plot(
+        grid,
+        confidence_maps[name].confidence_from_uncertainty(grid),
+        "-",
+        label="ConfidenceMap f(T)",
+    )
     ax.set(title=f"{name}, 50 % MCAR, m = {N_IMPUTATIONS}", xlabel="total uncertainty T")
 axes[0].set_ylabel("classification rate")
 axes[0].legend()
@@ -167,8 +170,15 @@ for gamma in table["gamma"]:
     u_test.append(boundary_uncertainty(model, X_test, y_test, random_state=0))
 table["test_error"] = test_error
 table["boundary_uncertainty_test"] = u_test
-columns = ["gamma", "boundary_uncertainty", "boundary_uncertainty_test", "train_error",
-           "holdout_error", "cv_error", "test_error"]
+columns = [
+    "gamma",
+    "boundary_uncertainty",
+    "boundary_uncertainty_test",
+    "train_error",
+    "holdout_error",
+    "cv_error",
+    "test_error",
+]
 print(f"Bayes error of the test set: {bayes_error:.3f}")
 print(table[columns].round(3).to_string(index=False))
 chosen = {
@@ -191,8 +201,10 @@ u_train = table["boundary_uncertainty"].to_numpy()
 u_te = table["boundary_uncertainty_test"].to_numpy()
 rho_u = spearmanr(u_train, u_te).statistic
 err_chosen = table.loc[table["selected_by_boundary_uncertainty"], "test_error"].iloc[0]
-print(f"Spearman(U_tr, U_te) = {rho_u:.2f} (reported); test error of the BU choice "
-      f"{err_chosen:.3f}, best on the grid {min(test_error):.3f}")
+print(
+    f"Spearman(U_tr, U_te) = {rho_u:.2f} (reported); test error of the BU choice "
+    f"{err_chosen:.3f}, best on the grid {min(test_error):.3f}"
+)
 assert err_chosen <= min(test_error) + 0.02
 for name, u in (("U_tr", u_train), ("U_te", u_te)):
     assert u.argmax() not in (0, len(u) - 1), name
