@@ -21,7 +21,8 @@ from bayescal.study import SpecError, StudyCellWarning, load_spec, open_results,
 from bayescal.study.cells import TIMINGS
 from bayescal.study.protocol import make_splits
 from bayescal.study.seeds import DATASET, derive_seed
-from tests.study.conftest import HERE, TINY_SPEC
+
+from .conftest import HERE, TINY_SPEC
 
 REPO = HERE.parents[1]
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from bayescal.study.spec import Spec, SpecError, load_spec, parse_spec
-from tests.study.conftest import TINY_SPEC
+
+from .conftest import TINY_SPEC
 
 REPO = Path(__file__).resolve().parents[2]
 
