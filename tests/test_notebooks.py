@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import re
 import subprocess
 import sys
 import types
@@ -21,6 +22,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.py"))
 GENERATOR = REPO_ROOT / "docs" / "generate_api.py"
+USER_GUIDE = REPO_ROOT / "docs" / "user_guide.md"
 
 # Every module whose ``__all__`` the reference must cover.
 DOCUMENTED = (
@@ -84,6 +86,28 @@ def test_notebooks_are_jupytext_percent_scripts():
         assert "format_name: percent" in text, notebook.name
         assert text.count("# %%") >= 3, notebook.name
         assert "BAYESCAL_NOTEBOOK_OUT" in text or "savefig" not in text, notebook.name
+
+
+def _python_blocks(markdown: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", markdown, flags=re.S)
+
+
+@pytest.mark.slow
+def test_user_guide_snippets_run(tmp_path: Path):
+    blocks = _python_blocks(USER_GUIDE.read_text(encoding="utf-8"))
+    assert len(blocks) >= 8
+    script = tmp_path / "user_guide_snippets.py"
+    script.write_text("\n\n".join(blocks), encoding="utf-8")
+    result = _run([str(script)], tmp_path, timeout=300)
+    assert result.returncode == 0, (
+        f"--- stdout ---\n{result.stdout[-4000:]}\n--- stderr ---\n{result.stderr[-4000:]}"
+    )
+    assert (tmp_path / "guide-report" / "report.html").is_file()
+
+
+def test_python_blocks_extraction():
+    text = "intro\n```python\na = 1\n```\n```bash\nls\n```\n```python\nb = a\n```\n"
+    assert _python_blocks(text) == ["a = 1\n", "b = a\n"]
 
 
 def test_api_reference_covers_every_public_name(tmp_path: Path):
