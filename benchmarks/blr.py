@@ -115,13 +115,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small run (n=300, d=5, 4 folds)")
     parser.add_argument("--only-small", action="store_true", help="skip (n=10000, d=50)")
+    parser.add_argument("--only-large", action="store_true", help="skip (n=1000, d=20)")
+    parser.add_argument("--folds", type=int, default=10, help="number of folds (default 10)")
     args = parser.parse_args()
     if args.quick:
         cases, folds, draws, tune = [(300, 5)], 4, 300, 300
     else:
-        cases, folds, draws, tune = [(1000, 20), (10000, 50)], 10, 1000, 1000
+        cases, folds, draws, tune = [(1000, 20), (10000, 50)], args.folds, 1000, 1000
         if args.only_small:
             cases = cases[:1]
+        if args.only_large:
+            cases = cases[1:]
     for n, d in cases:
         results = run_case(n, d, folds, draws, tune)
         print(f"\nBLR {folds}-fold, n={n}, d={d}, 2 chains x ({tune} tune + {draws} draws)")
