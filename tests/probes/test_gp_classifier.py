@@ -121,6 +121,10 @@ def test_ep_agrees_with_mcmc_at_fixed_hyper_parameters():
     assert mc.diagnostics_["sampler"] == "pymc" and mc.diagnostics_["divergences"] == 0
     band = mc.predict_interval(Xt)
     assert band.shape == (25, 2, 2)
+    # a deliberately bad sampler setting (no tuning, 8 draws) is never silent
+    with pytest.warns(PosteriorDiagnosticsWarning, match="failed its diagnostics"):
+        bad = BayesianGPClassifier(inference="mcmc", draws=8, tune=0, **kw).fit(X, y)
+    assert bad.diagnostics_["failures"] and not bad.diagnostics_["converged"]
 
 
 @pytest.mark.slow
