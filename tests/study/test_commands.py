@@ -59,3 +59,26 @@ def test_show_of_a_non_store(tmp_path):
 
 def test_quickstart_is_bundled():
     assert QUICKSTART.is_file()
+
+
+def test_reduced_quickstart_completes_without_failures(tmp_path):
+    """The bundled quick-start, shrunk (3 folds, small forests, fewer DGG samples)."""
+    from pathlib import Path
+
+    from bayescal.study import parse_spec, run
+
+    text = (Path(str(QUICKSTART)).read_text()
+            .replace("n_splits = 5", "n_splits = 3")
+            .replace("n_estimators = 100", "n_estimators = 10")
+            .replace("n_generated = 2000", "n_generated = 300")
+            .replace('source = "breast_cancer"', 'source = "breast_cancer"\nmax_samples = 150'))
+    tree = run(parse_spec(text), tmp_path / "qs", n_jobs=1, progress=False)
+    m = tree["metrics"].to_dataset()
+    assert tree.attrs["errors"] == "{}", tree.attrs["errors"]
+    assert bool(m["done"].all()) and not bool(m["failed"].any())
+    assert np.isfinite(m["brier"]).all() and np.isfinite(m["log_loss"]).all()
+    assert np.isfinite(m["rmse_true"].sel(dataset="synthetic")).all()
+    assert np.isnan(m["rmse_true"].sel(dataset="breast_cancer")).all()
+    # every scenario but the split refits on all training data: the same raw fit
+    raw = m["fit_seconds"].sel(scenario="raw")
+    assert bool((m["fit_seconds"].sel(scenario="isotonic_full") >= 0.5 * raw).all())

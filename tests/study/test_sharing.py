@@ -127,3 +127,27 @@ def test_runner_fits_the_base_classifier_once_per_fold(tmp_path, test_estimators
     fit_s = tree["metrics"]["fit_seconds"].sel(dataset="blobs", classifier="nb")
     # a scenario that borrowed the shared fit is charged for it
     assert bool((fit_s.sel(scenario="sigmoid") >= fit_s.sel(scenario="raw") * 0.5).all())
+
+
+def test_calibrated_classifier_scenarios_share_the_fit(tmp_path, test_estimators_on_path):
+    import study_test_estimators as ste
+
+    text = SHARING_SPEC[:SHARING_SPEC.index("[scenarios.sigmoid]")] + """
+[scenarios.full]
+kind = "full"
+calibrator = { class = "bayescal.calibration.IsotonicCalibrator" }
+
+[scenarios.cv]
+kind = "cv"
+calibrator = { class = "bayescal.calibration.PlattCalibrator" }
+params = { cv = 2 }
+
+[scenarios.split]
+kind = "split"
+calibrator = { class = "bayescal.calibration.IsotonicCalibrator" }
+"""
+    before = ste.CountingNaiveBayes.fits
+    tree = run(parse_spec(text), tmp_path / "store", n_jobs=1, progress=False)
+    assert tree.attrs["errors"] == "{}"
+    # per fold: raw/full/cv's refit share 1 fit, cv adds 2, split fits its own: 4 (not 6)
+    assert ste.CountingNaiveBayes.fits - before == 3 * 4
