@@ -15,7 +15,7 @@ from bayescal.metrics.calibration_error import (
 )
 from bayescal.metrics.intervals import wilson_interval
 from bayescal.metrics.multilabel import ece_per_label, ece_total, ece_weighted, hamming_loss
-from bayescal.metrics.probe import ProbeDistance, probe_distance  # noqa: F401
+from bayescal.metrics.probe import ProbeDistance, probe_distance
 from bayescal.metrics.reliability import ReliabilityCurve, reliability_curve
 from bayescal.metrics.scoring import accuracy, brier_score, log_loss
 from bayescal.metrics.truth import mae_true, rmse_true
@@ -23,6 +23,7 @@ from bayescal.metrics.uncertainty import uncertainty
 
 __all__ = [
     "BinStatistics",
+    "ProbeDistance",
     "ReliabilityCurve",
     "accuracy",
     "bin_edges",
@@ -36,6 +37,7 @@ __all__ = [
     "log_loss",
     "mae_true",
     "maximum_calibration_error",
+    "probe_distance",
     "reliability_curve",
     "rmse_true",
     "uncertainty",
