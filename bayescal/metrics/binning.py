@@ -49,6 +49,10 @@ def bin_edges(scores: np.ndarray, n_bins: int = 10, strategy: str = "uniform") -
     return np.concatenate([[0.0], inner, [1.0]])
 
 
+#: Up to this many inner edges, :func:`assign_bins` counts edges instead of searching.
+_COUNTING_MAX_EDGES = 32
+
+
 def assign_bins(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Index of the bin of each score.
 
@@ -67,7 +71,16 @@ def assign_bins(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
     ndarray of shape (n,), int64
         Bin indices in ``0 .. M-1``.
     """
-    return np.searchsorted(edges[1:-1], scores, side="left").astype(np.int64)
+    inner = edges[1:-1]
+    if inner.size > _COUNTING_MAX_EDGES:
+        return np.searchsorted(inner, scores, side="left").astype(np.int64)
+    # The index of a right-closed bin is the number of inner edges strictly below
+    # the score; counting them pass by pass is about twice as fast as a binary
+    # search for the usual handful of bins (identical result).
+    index = np.zeros(scores.shape, dtype=np.int64)
+    for edge in inner:
+        index += scores > edge
+    return index
 
 
 @dataclass(frozen=True)
