@@ -7,8 +7,6 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
-pytest.importorskip("pymc")
-
 from bayescal.probes.calibration_maps import (  # noqa: E402
     BayesianBetaCalibrator,
     BayesianPlattCalibrator,

@@ -15,8 +15,6 @@ from scipy import optimize, stats
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
-pytest.importorskip("pymc")
-
 from bayescal.probes.logistic import BayesianLogisticRegression, scale_inputs  # noqa: E402
 from bayescal.probes.posterior import PosteriorDiagnosticsWarning  # noqa: E402
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import multiprocessing
 
 import numpy as np
+import pymc as pm
 import pytest
-
-pm = pytest.importorskip("pymc")
 
 from bayescal.probes.sampling import (  # noqa: E402
     compiled_cache_size,

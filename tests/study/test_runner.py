@@ -259,7 +259,6 @@ def test_killed_run_resumes_to_the_same_cube(tmp_path, test_estimators_on_path):
 
 @pytest.mark.slow
 def test_same_cube_sequential_local_processes_and_dask(tiny_spec_path, tmp_path):
-    pytest.importorskip("dask.distributed")
     spec = load_spec(tiny_spec_path)
     sequential = run(spec, tmp_path / "seq", n_jobs=1, progress=False)
     processes = run(spec, tmp_path / "loky", n_jobs=2, progress=False)
