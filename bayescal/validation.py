@@ -516,3 +516,34 @@ def check_probability_columns(values: Any, name: str = "P") -> np.ndarray:
 
 
 __all__ += ["check_indicator_matrix", "check_probability_columns"]
+
+
+def check_positive_number(value: Any, name: str) -> float:
+    """Validate a positive, finite real number (a prior scale, a tolerance).
+
+    Parameters
+    ----------
+    value : int or float
+        The number; ``bool`` is rejected.
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is not finite or not above zero.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"`{name}` must be a positive number; got {value!r}.")
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"`{name}` must be a positive finite number; got {value!r}.")
+    return float(value)
+
+
+__all__.append("check_positive_number")

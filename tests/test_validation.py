@@ -37,6 +37,10 @@ from bayescal import validation as v
         (v.check_positive_int, (2.5, "n_bins"), TypeError, "must be an integer"),
         (v.check_fraction, (1.0, "prob"), ValueError, r"`prob` must lie in \(0, 1\)"),
         (v.check_choice, ("x", "kind", ("a", "b")), ValueError, "`kind` must be one of"),
+        (v.check_positive_number, (0.0, "tol"), ValueError, "`tol` must be a positive finite"),
+        (v.check_positive_number, (np.inf, "tol"), ValueError, "positive finite number; got inf"),
+        (v.check_positive_number, (True, "tol"), TypeError, "`tol` must be a positive number"),
+        (v.check_positive_number, ("1", "tol"), TypeError, "`tol` must be a positive number"),
     ],
 )
 def test_bad_input_names_argument(func, args, error, match):
@@ -87,3 +91,8 @@ def test_checks_never_modify_input(values):
     out = v.check_binary_scores(values)
     out[...] = -1
     np.testing.assert_array_equal(values, before)
+
+
+def test_positive_number_returns_float():
+    assert v.check_positive_number(np.int64(3), "x") == 3.0
+    assert isinstance(v.check_positive_number(2, "x"), float)

@@ -58,11 +58,16 @@ from bayescal.calibration.base import BinaryCalibrator
 from bayescal.probes.posterior import (
     PosteriorPredictiveMixin,
     credible_interval,
-    summarize_diagnostics,
-    warn_if_unconverged,
+    record_diagnostics,
+    stack_draws,
 )
-from bayescal.probes.sampling import INFERENCES, SAMPLERS, sample_posterior
-from bayescal.validation import check_choice, check_fraction, check_positive_int
+from bayescal.probes.sampling import sample_posterior, sampler_settings, student_t_prior_hyper
+from bayescal.validation import (
+    check_choice,
+    check_fraction,
+    check_positive_int,
+    check_positive_number,
+)
 
 __all__ = [
     "BayesianBetaCalibrator",
@@ -208,11 +213,6 @@ def penalised_spline_design(n_basis: int) -> np.ndarray:
     return eigvec[:, keep] / np.sqrt(eigval[keep])
 
 
-def _stack(idata: Any, name: str) -> np.ndarray:
-    arr = np.asarray(idata["posterior"][name].transpose("chain", "draw", ...))
-    return arr.reshape((-1, *arr.shape[2:]))
-
-
 class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
     """Shared fitting and prediction of the Bayesian calibration maps.
 
@@ -225,27 +225,10 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
     _coef_prior = "real"
     _min_samples = 3
 
-    def _check_common(self) -> None:
-        for name in ("prior_scale", "intercept_scale", "prior_df"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-                raise TypeError(f"`{name}` must be a positive number; got {value!r}.")
-            if not (np.isfinite(value) and value > 0):
-                raise ValueError(f"`{name}` must be a positive finite number; got {value!r}.")
-        if self.pi0 is not None:
-            check_fraction(self.pi0, "pi0", inclusive_high=True)
-        check_choice(self.inference, "inference", INFERENCES)
-        check_choice(self.sampler, "sampler", SAMPLERS)
-        check_positive_int(self.draws, "draws")
-        check_positive_int(self.tune, "tune", minimum=0)
-        check_positive_int(self.chains, "chains")
-
     def _hyper(self) -> dict[str, Any]:
         return {
             "coef_prior": self._coef_prior,
-            "prior_scale": float(self.prior_scale),
-            "intercept_scale": float(self.intercept_scale),
-            "prior_df": float(self.prior_df),
+            **student_t_prior_hyper(self),
             "smoothness_scale": 1.0,
         }
 
@@ -253,26 +236,29 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
         return {"F": self._features(s)}
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        self._check_common()
+        student_t_prior_hyper(self)  # all settings are checked before the data-dependent ones
+        if self.pi0 is not None:
+            check_fraction(self.pi0, "pi0", inclusive_high=True)
+        settings = sampler_settings(self)
         self._prepare(scores)
         data = {**self._design(scores), "t": targets, "w": weights}
         fit = sample_posterior(
             calibration_map_model,
             data,
             hyper=self._hyper(),
-            inference=self.inference,
-            sampler=self.sampler,
-            draws=self.draws,
-            tune=self.tune,
-            chains=self.chains,
             random_state=self.random_state,
+            **settings,
         )
         self.idata_ = fit.idata
         names = [n for n in ("intercept", "coef", "tau") if n in fit.idata["posterior"]]
-        self.diagnostics_ = summarize_diagnostics(
-            fit.idata, sampler=fit.sampler, seconds=fit.seconds, var_names=names
+        record_diagnostics(
+            self,
+            fit.idata,
+            sampler=fit.sampler,
+            seconds=fit.seconds,
+            var_names=names,
+            stacklevel=5,
         )
-        warn_if_unconverged(self.diagnostics_, model=type(self).__name__, stacklevel=4)
 
     def _prepare(self, scores: np.ndarray) -> None:
         """Learn data-dependent feature settings (the spline's knots)."""
@@ -280,10 +266,11 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
     def _linear_predictor_draws(self, s: np.ndarray) -> np.ndarray:
         design = self._design(s)
         eta = (
-            _stack(self.idata_, "intercept")[:, None] + _stack(self.idata_, "coef") @ design["F"].T
+            stack_draws(self.idata_, "intercept")[:, None]
+            + stack_draws(self.idata_, "coef") @ design["F"].T
         )
         if "B" in design:
-            eta = eta + _stack(self.idata_, "spline_effect") @ design["B"].T
+            eta = eta + stack_draws(self.idata_, "spline_effect") @ design["B"].T
         if self.pi0 is not None:
             eta = eta + np.log(self.pi0)  # kappa of seed 004 Eq. 1, on the logit scale
         return eta
@@ -581,13 +568,7 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
 
     def _prepare(self, scores: np.ndarray) -> None:
         n_basis = check_positive_int(self.n_basis, "n_basis", minimum=4)
-        value = self.smoothness_scale
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-            raise TypeError(f"`smoothness_scale` must be a positive number; got {value!r}.")
-        if not (np.isfinite(value) and value > 0):
-            raise ValueError(
-                f"`smoothness_scale` must be a positive finite number; got {value!r}."
-            )
+        check_positive_number(self.smoothness_scale, "smoothness_scale")
         z = logit(np.clip(scores, SCORE_EPS, 1.0 - SCORE_EPS))
         lo, hi = float(z.min()), float(z.max())
         if hi - lo < 1e-8:

@@ -22,19 +22,14 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal.probes.posterior import (
-    PosteriorPredictiveMixin,
-    summarize_diagnostics,
-    warn_if_unconverged,
-)
-from bayescal.probes.sampling import INFERENCES, SAMPLERS, sample_posterior
+from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
+from bayescal.probes.sampling import sample_posterior, sampler_settings, student_t_prior_hyper
 from bayescal.validation import (
     check_array_1d,
     check_choice,
     check_consistent_length,
     check_matrix,
     check_n_classes_present,
-    check_positive_int,
 )
 
 __all__ = ["BayesianLogisticRegression", "blr_model", "scale_inputs"]
@@ -146,12 +141,6 @@ def blr_model(
             logits = pt.concatenate([pt.zeros((eta.shape[0], 1)), eta], axis=1)
             pm.Categorical("obs", logit_p=logits, observed=y)
     return model
-
-
-def _stack_draws(idata: Any, name: str) -> np.ndarray:
-    """Posterior draws of ``name`` with chain and draw flattened into axis 0."""
-    arr = np.asarray(idata["posterior"][name].transpose("chain", "draw", ...))
-    return arr.reshape((-1, *arr.shape[2:]))
 
 
 class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, BaseEstimator):
@@ -281,19 +270,11 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         self.chains = chains
         self.random_state = random_state
 
-    def _check_params(self) -> None:
-        for name in ("prior_scale", "intercept_scale", "prior_df"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-                raise TypeError(f"`{name}` must be a positive number; got {value!r}.")
-            if not (np.isfinite(value) and value > 0):
-                raise ValueError(f"`{name}` must be a positive finite number; got {value!r}.")
+    def _check_params(self) -> tuple[dict[str, float], dict[str, Any]]:
+        """Validate the settings; return the prior hyperparameters and sampler settings."""
+        hyper = student_t_prior_hyper(self)
         check_choice(self.multi_class, "multi_class", ("multinomial", "ovr"))
-        check_choice(self.inference, "inference", INFERENCES)
-        check_choice(self.sampler, "sampler", SAMPLERS)
-        check_positive_int(self.draws, "draws")
-        check_positive_int(self.tune, "tune", minimum=0)
-        check_positive_int(self.chains, "chains")
+        return hyper, sampler_settings(self)
 
     def _validate_X(self, X: Any) -> np.ndarray:
         X = check_matrix(X, "X")
@@ -313,7 +294,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         -------
         self
         """
-        self._check_params()
+        hyper, settings = self._check_params()
         X = self._validate_X(X)
         y = np.asarray(y)
         if y.dtype.kind in "fc":
@@ -327,18 +308,6 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         self.n_features_in_ = X.shape[1]
         self.x_center_, self.x_scale_ = scale_inputs(X)
         Xs = (X - self.x_center_) / self.x_scale_
-        hyper = {
-            "prior_scale": float(self.prior_scale),
-            "intercept_scale": float(self.intercept_scale),
-            "prior_df": float(self.prior_df),
-        }
-        settings = {
-            "inference": self.inference,
-            "sampler": self.sampler,
-            "draws": self.draws,
-            "tune": self.tune,
-            "chains": self.chains,
-        }
         if n_classes == 2 or self.multi_class == "multinomial":
             binary = n_classes == 2
             fit = sample_posterior(
@@ -360,10 +329,9 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         self.posterior_mode_ = (
             None if mode is None else {k: np.asarray(mode[k]) for k in ("intercept", "beta")}
         )
-        self.diagnostics_ = summarize_diagnostics(
-            self.idata_, sampler=used, seconds=seconds, var_names=["intercept", "beta"]
+        record_diagnostics(
+            self, self.idata_, sampler=used, seconds=seconds, var_names=["intercept", "beta"]
         )
-        warn_if_unconverged(self.diagnostics_, model=type(self).__name__)
         intercepts, coefs = self.original_scale_draws()
         self.intercept_ = intercepts.mean(axis=0)
         self.coef_ = coefs.mean(axis=0)
@@ -422,8 +390,8 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         ``alpha + ((x - c) / s) @ beta = (alpha - (c / s) @ beta) + x @ (beta / s)``.
         """
         check_is_fitted(self, "idata_")
-        alpha = _stack_draws(self.idata_, "intercept")  # (S, outputs)
-        beta = _stack_draws(self.idata_, "beta")  # (S, d, outputs)
+        alpha = stack_draws(self.idata_, "intercept")  # (S, outputs)
+        beta = stack_draws(self.idata_, "beta")  # (S, d, outputs)
         coefs = beta / self.x_scale_[None, :, None]
         intercepts = alpha - np.einsum("d,sdo->so", self.x_center_, coefs)
         return intercepts, np.transpose(coefs, (0, 2, 1))
@@ -438,8 +406,8 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
                 f"{self.n_features_in_}."
             )
         Xs = (X - self.x_center_) / self.x_scale_
-        alpha = _stack_draws(self.idata_, "intercept")
-        beta = _stack_draws(self.idata_, "beta")
+        alpha = stack_draws(self.idata_, "intercept")
+        beta = stack_draws(self.idata_, "beta")
         eta = alpha[:, None, :] + np.einsum("nd,sdo->sno", Xs, beta)
         n_classes = self.classes_.size
         if n_classes == 2:

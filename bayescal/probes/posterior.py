@@ -30,6 +30,8 @@ __all__ = [
     "PosteriorPredictiveMixin",
     "credible_interval",
     "diagnostic_failures",
+    "record_diagnostics",
+    "stack_draws",
     "summarize_diagnostics",
     "warn_if_unconverged",
 ]
@@ -98,21 +100,21 @@ def summarize_diagnostics(
     """
     import arviz as az
 
-    posterior = idata["posterior"].to_dataset() if hasattr(idata["posterior"], "to_dataset") else idata["posterior"]
+    posterior = (
+        idata["posterior"].to_dataset()
+        if hasattr(idata["posterior"], "to_dataset")
+        else idata["posterior"]
+    )
     if var_names is not None:
         posterior = posterior[var_names]
     n_chains = int(posterior.sizes.get("chain", 1))
     n_draws = int(posterior.sizes.get("draw", 0))
-    if n_chains >= 2 and n_draws >= 4:
-        rhat_max = _max_over(az.rhat(posterior))
+    rhat_max = ess_bulk = ess_tail = float("nan")
+    if n_draws >= 4:
         ess_bulk = _min_over(az.ess(posterior, method="bulk"))
         ess_tail = _min_over(az.ess(posterior, method="tail"))
-    elif n_draws >= 4:
-        rhat_max = float("nan")
-        ess_bulk = _min_over(az.ess(posterior, method="bulk"))
-        ess_tail = _min_over(az.ess(posterior, method="tail"))
-    else:
-        rhat_max = ess_bulk = ess_tail = float("nan")
+        if n_chains >= 2:
+            rhat_max = _max_over(az.rhat(posterior))
     divergences = 0
     if "sample_stats" in idata.children and "diverging" in idata["sample_stats"].data_vars:
         divergences = int(np.asarray(idata["sample_stats"]["diverging"]).sum())
@@ -179,6 +181,65 @@ def warn_if_unconverged(
             stacklevel=stacklevel,
         )
     return failures
+
+
+def record_diagnostics(
+    estimator: Any,
+    idata: Any,
+    *,
+    sampler: str,
+    seconds: float,
+    var_names: list[str] | None = None,
+    stacklevel: int = 4,
+) -> dict[str, Any]:
+    """Set ``estimator.diagnostics_`` from its posterior and warn if it fails.
+
+    :func:`summarize_diagnostics` followed by :func:`warn_if_unconverged`
+    (with the estimator's class name), the two steps every Bayesian
+    estimator takes at the end of ``fit``.
+
+    Parameters
+    ----------
+    estimator : object
+        Receives the ``diagnostics_`` attribute.
+    idata : xarray.DataTree
+        The posterior.
+    sampler, seconds, var_names
+        As in :func:`summarize_diagnostics`.
+    stacklevel : int, default=4
+        Of the warning, counted from this function (4: the caller of the
+        estimator's ``fit`` when ``fit`` calls this directly).
+
+    Returns
+    -------
+    dict
+        The diagnostics (also stored on the estimator).
+    """
+    diagnostics = summarize_diagnostics(
+        idata, sampler=sampler, seconds=seconds, var_names=var_names
+    )
+    estimator.diagnostics_ = diagnostics
+    warn_if_unconverged(diagnostics, model=type(estimator).__name__, stacklevel=stacklevel)
+    return diagnostics
+
+
+def stack_draws(idata: Any, name: str) -> np.ndarray:
+    """Posterior draws of ``name`` with chain and draw flattened into axis 0.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        Has a ``posterior`` group with dims ``chain`` and ``draw``.
+    name : str
+        The variable.
+
+    Returns
+    -------
+    ndarray of shape (chains * draws, ...)
+        Chain-major order; the variable's other dims follow in their order.
+    """
+    arr = np.asarray(idata["posterior"][name].transpose("chain", "draw", ...))
+    return arr.reshape((-1, *arr.shape[2:]))
 
 
 def credible_interval(
@@ -264,4 +325,3 @@ class PosteriorPredictiveMixin:
         draws = self._proba_draws(X)
         lower, upper = credible_interval(draws, prob, kind=kind, axis=0)
         return np.stack([lower, upper], axis=-1)
-

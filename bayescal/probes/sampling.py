@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from bayescal.threads import limit_blas_threads
-from bayescal.validation import check_choice, check_positive_int
+from bayescal.validation import check_choice, check_positive_int, check_positive_number
 
 __all__ = [
     "PosteriorFit",
@@ -79,7 +79,9 @@ __all__ = [
     "compiled_cache_size",
     "model_structure_key",
     "sample_posterior",
+    "sampler_settings",
     "seed_from_random_state",
+    "student_t_prior_hyper",
 ]
 
 INFERENCES = ("nuts", "advi", "laplace")
@@ -149,6 +151,69 @@ def seed_from_random_state(random_state: Any) -> int:
     raise TypeError(
         f"`random_state` must be None, an int or a numpy Generator; got {type(random_state).__name__}."
     )
+
+
+def sampler_settings(estimator: Any) -> dict[str, Any]:
+    """Validate an estimator's sampler settings and return them by name.
+
+    ``inference``, ``sampler``, ``draws``, ``tune`` and ``chains``: the keyword
+    arguments that every Bayesian estimator passes on to
+    :func:`sample_posterior`, checked once here for all of them.
+
+    Parameters
+    ----------
+    estimator : object
+        Has the attributes ``inference``, ``sampler``, ``draws``, ``tune`` and
+        ``chains``.
+
+    Returns
+    -------
+    dict
+        The five settings by name, ready for ``sample_posterior(**settings)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the bad setting.
+    """
+    check_choice(estimator.inference, "inference", INFERENCES)
+    check_choice(estimator.sampler, "sampler", SAMPLERS)
+    check_positive_int(estimator.draws, "draws")
+    check_positive_int(estimator.tune, "tune", minimum=0)
+    check_positive_int(estimator.chains, "chains")
+    return {
+        "inference": estimator.inference,
+        "sampler": estimator.sampler,
+        "draws": estimator.draws,
+        "tune": estimator.tune,
+        "chains": estimator.chains,
+    }
+
+
+def student_t_prior_hyper(estimator: Any) -> dict[str, float]:
+    """Validate the Student-t prior settings of an estimator and return them as floats.
+
+    Parameters
+    ----------
+    estimator : object
+        Has the attributes ``prior_scale``, ``intercept_scale`` and
+        ``prior_df`` (scale of the coefficients' and of the intercept's
+        ``t_nu`` prior, and ``nu``; Gelman et al. 2008).
+
+    Returns
+    -------
+    dict
+        ``{"prior_scale": ..., "intercept_scale": ..., "prior_df": ...}``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        When a setting is not a positive finite number.
+    """
+    return {
+        name: check_positive_number(getattr(estimator, name), name)
+        for name in ("prior_scale", "intercept_scale", "prior_df")
+    }
 
 
 def _freeze(value: Any) -> Any:

@@ -12,6 +12,8 @@ from bayescal.probes.posterior import (
     PosteriorPredictiveMixin,
     credible_interval,
     diagnostic_failures,
+    record_diagnostics,
+    stack_draws,
     summarize_diagnostics,
     warn_if_unconverged,
 )
@@ -81,3 +83,25 @@ def test_mixin_mean_and_interval():
     assert interval.shape == (101, 2, 2)
     np.testing.assert_allclose(interval[:, 1, 0], p)
     np.testing.assert_array_equal(model.predict(None), (p > 0.5).astype(int))
+
+
+def test_stack_draws_is_chain_major_and_keeps_other_dims():
+    values = np.arange(2 * 3 * 4, dtype=float).reshape(2, 3, 4)
+    post = xr.Dataset({"b": (("draw", "chain", "k"), values.transpose(1, 0, 2))})
+    tree = xr.DataTree.from_dict({"posterior": xr.DataTree(post)})
+    stacked = stack_draws(tree, "b")
+    assert stacked.shape == (6, 4)
+    np.testing.assert_array_equal(stacked, values.reshape(6, 4))
+
+
+def test_record_diagnostics_sets_attribute_and_warns_with_class_name():
+    class Toy:
+        pass
+
+    rng = np.random.default_rng(2)
+    values = np.stack([rng.normal(0, 1, 500), rng.normal(5, 1, 500)])
+    toy = Toy()
+    with pytest.warns(PosteriorDiagnosticsWarning, match="Toy posterior failed"):
+        diag = record_diagnostics(toy, _tree(values), sampler="test", seconds=2.0)
+    assert toy.diagnostics_ is diag
+    assert diag["converged"] is False and diag["seconds"] == 2.0

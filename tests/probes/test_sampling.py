@@ -12,7 +12,9 @@ from bayescal.probes.sampling import (  # noqa: E402
     compiled_cache_size,
     model_structure_key,
     sample_posterior,
+    sampler_settings,
     seed_from_random_state,
+    student_t_prior_hyper,
 )
 
 PRIOR_SD = 3.0
@@ -207,3 +209,49 @@ def test_pymc_sampler_runs_in_daemonic_process(y_data):
 def test_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
         sample_posterior(normal_mean, {"y": np.zeros(3)}, hyper={"prior_sd": 1.0}, **kwargs)
+
+
+class _Settings:
+    def __init__(self, **kwargs):
+        base = {
+            "inference": "nuts",
+            "sampler": "nutpie",
+            "draws": 10,
+            "tune": 5,
+            "chains": 2,
+            "prior_scale": 2.5,
+            "intercept_scale": 10,
+            "prior_df": 1,
+        }
+        self.__dict__.update({**base, **kwargs})
+
+
+def test_estimator_settings_are_collected_as_sample_posterior_keywords():
+    est = _Settings()
+    assert sampler_settings(est) == {
+        "inference": "nuts",
+        "sampler": "nutpie",
+        "draws": 10,
+        "tune": 5,
+        "chains": 2,
+    }
+    hyper = student_t_prior_hyper(est)
+    assert hyper == {"prior_scale": 2.5, "intercept_scale": 10.0, "prior_df": 1.0}
+    assert all(isinstance(value, float) for value in hyper.values())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "func", "error", "match"),
+    [
+        ({"inference": "gibbs"}, sampler_settings, ValueError, "`inference` must be one of"),
+        ({"sampler": "stan"}, sampler_settings, ValueError, "`sampler` must be one of"),
+        ({"draws": 0}, sampler_settings, ValueError, "`draws` must be >= 1"),
+        ({"tune": -1}, sampler_settings, ValueError, "`tune` must be >= 0"),
+        ({"chains": 1.5}, sampler_settings, TypeError, "`chains` must be an integer"),
+        ({"prior_scale": 0}, student_t_prior_hyper, ValueError, "`prior_scale` must be a positive"),
+        ({"prior_df": "1"}, student_t_prior_hyper, TypeError, "`prior_df` must be a positive"),
+    ],
+)
+def test_bad_estimator_settings_name_the_setting(kwargs, func, error, match):
+    with pytest.raises(error, match=match):
+        func(_Settings(**kwargs))
