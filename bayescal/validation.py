@@ -456,6 +456,20 @@ def check_choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
 __all__.append("check_choice")
 
 
+def _label_columns(values: Any, name: str) -> np.ndarray:
+    """A finite, non-empty (n, L) float matrix with one column per label (1-D: one label)."""
+    arr = _as_float_array(values, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"`{name}` must be 1-D or 2-D (n, n_labels); got shape {arr.shape}.")
+    _check_not_empty(arr, name)
+    if arr.shape[1] == 0:
+        raise ValueError(f"`{name}` has no label columns (shape {arr.shape}).")
+    _check_finite(arr, name)
+    return arr
+
+
 def check_indicator_matrix(values: Any, name: str = "Y") -> np.ndarray:
     """Validate a multi-label indicator matrix of 0/1 entries.
 
@@ -470,15 +484,7 @@ def check_indicator_matrix(values: Any, name: str = "Y") -> np.ndarray:
     -------
     ndarray of shape (n, L), float64 holding only 0.0 and 1.0
     """
-    arr = _as_float_array(values, name)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"`{name}` must be 1-D or 2-D (n, n_labels); got shape {arr.shape}.")
-    _check_not_empty(arr, name)
-    if arr.shape[1] == 0:
-        raise ValueError(f"`{name}` has no label columns (shape {arr.shape}).")
-    _check_finite(arr, name)
+    arr = _label_columns(values, name)
     bad = (arr != 0.0) & (arr != 1.0)
     if bad.any():
         raise ValueError(
@@ -502,15 +508,7 @@ def check_probability_columns(values: Any, name: str = "P") -> np.ndarray:
     -------
     ndarray of shape (n, L), float64
     """
-    arr = _as_float_array(values, name)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"`{name}` must be 1-D or 2-D (n, n_labels); got shape {arr.shape}.")
-    _check_not_empty(arr, name)
-    if arr.shape[1] == 0:
-        raise ValueError(f"`{name}` has no label columns (shape {arr.shape}).")
-    _check_finite(arr, name)
+    arr = _label_columns(values, name)
     _check_bounds(arr, name, 0.0, 1.0)
     return arr
 
