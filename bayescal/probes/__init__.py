@@ -1,11 +1,47 @@
-"""bayescal.probes."""
+"""Bayesian reference probes: everything in bayescal that has a posterior.
 
-from bayescal.probes.binning import ABBCalibrator, BBQCalibrator, SBBCalibrator  # noqa: E402,F401
-from bayescal.probes.calibration_maps import (  # noqa: E402,F401
+Each probe keeps the posterior contract (:mod:`bayescal.probes.posterior`):
+``idata_`` (an ArviZ ``xarray.DataTree``), ``predict_proba`` (posterior mean),
+``predict_interval(X, prob=0.9)`` and ``diagnostics_``, with a
+:class:`PosteriorDiagnosticsWarning` when a posterior fails its diagnostics.
+PyMC, PyTensor and nutpie are imported only when a model is built.
+
+Classifiers
+    :class:`BayesianLogisticRegression` (Student-t/Cauchy priors, Gelman et al.
+    2008), :class:`BayesianGPClassifier` (EP, MCMC, HSGP).
+Calibration maps
+    :class:`BBQCalibrator`, :class:`SBBCalibrator`, :class:`ABBCalibrator`
+    (Bayesian binning), :class:`BayesianPlattCalibrator`,
+    :class:`BayesianBetaCalibrator`, :class:`BayesianSplineCalibrator`.
+"""
+
+from bayescal.probes.binning import ABBCalibrator, BBQCalibrator, SBBCalibrator
+from bayescal.probes.calibration_maps import (
     BayesianBetaCalibrator,
     BayesianPlattCalibrator,
     BayesianSplineCalibrator,
 )
-from bayescal.probes.gp_classifier import BayesianGPClassifier  # noqa: E402,F401
-from bayescal.probes.logistic import BayesianLogisticRegression  # noqa: E402,F401
-from bayescal.probes.sampling import PosteriorFit, sample_posterior  # noqa: E402,F401
+from bayescal.probes.gp_classifier import BayesianGPClassifier
+from bayescal.probes.logistic import BayesianLogisticRegression
+from bayescal.probes.posterior import (
+    PosteriorDiagnosticsWarning,
+    credible_interval,
+    summarize_diagnostics,
+)
+from bayescal.probes.sampling import PosteriorFit, sample_posterior
+
+__all__ = [
+    "ABBCalibrator",
+    "BBQCalibrator",
+    "BayesianBetaCalibrator",
+    "BayesianGPClassifier",
+    "BayesianLogisticRegression",
+    "BayesianPlattCalibrator",
+    "BayesianSplineCalibrator",
+    "PosteriorDiagnosticsWarning",
+    "PosteriorFit",
+    "SBBCalibrator",
+    "credible_interval",
+    "sample_posterior",
+    "summarize_diagnostics",
+]
