@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from bayescal.stats.significance import FOLD_TESTS, _corrected_kernel
+from bayescal.stats.significance import FOLD_TESTS, _check_test_train_ratio, _corrected_kernel
 
 __all__ = ["TESTS", "compare"]
 
@@ -122,6 +122,8 @@ def compare(
     ValueError
         If a name is not in the cube, the design does not fit the test, or a
         keyword is unknown.
+    TypeError
+        If ``test_train_ratio`` is not a number.
 
     Notes
     -----
@@ -169,12 +171,10 @@ def compare(
                 "test 'corrected_resampled_ttest' needs `test_train_ratio` (n_test / n_train, "
                 "e.g. 1/(k-1) for k-fold CV)."
             )
-        ratio = kwargs["test_train_ratio"]
-        if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not ratio > 0:
-            raise ValueError(f"`test_train_ratio` must be a positive number; got {ratio!r}.")
+        ratio = _check_test_train_ratio(kwargs["test_train_ratio"])
 
         def kernel(d: np.ndarray) -> Any:
-            return _corrected_kernel(d, float(ratio))
+            return _corrected_kernel(d, ratio)
 
     difference = da - da.sel({dim: baseline}, drop=True)
     difference, core = _core_dims(difference, test, fold_dim, repeat_dim)

@@ -139,6 +139,18 @@ def _cv_ttest_kernel(d: np.ndarray) -> SignificanceResult:
     return _ttest_kernel(d, 1.0 / d.shape[-1])
 
 
+def _check_test_train_ratio(test_train_ratio: Any) -> float:
+    """Validate ``n_test / n_train`` of the corrected resampled t-test."""
+    if isinstance(test_train_ratio, bool) or not isinstance(test_train_ratio, int | float):
+        raise TypeError(f"`test_train_ratio` must be a number; got {test_train_ratio!r}.")
+    if not (np.isfinite(test_train_ratio) and test_train_ratio > 0):
+        raise ValueError(
+            f"`test_train_ratio` must be a positive number (n_test / n_train, e.g. 1/(k-1) "
+            f"for k-fold CV); got {test_train_ratio!r}."
+        )
+    return float(test_train_ratio)
+
+
 def _corrected_kernel(d: np.ndarray, test_train_ratio: float) -> SignificanceResult:
     return _ttest_kernel(d, 1.0 / d.shape[-1] + test_train_ratio)
 
@@ -259,14 +271,8 @@ def corrected_resampled_ttest(
     >>> round(r.statistic, 4), round(r.p_value, 4)
     (2.3163, 0.0815)
     """
-    if isinstance(test_train_ratio, bool) or not isinstance(test_train_ratio, int | float):
-        raise TypeError(f"`test_train_ratio` must be a number; got {test_train_ratio!r}.")
-    if not (np.isfinite(test_train_ratio) and test_train_ratio > 0):
-        raise ValueError(
-            f"`test_train_ratio` must be a positive number (n_test / n_train, e.g. 1/(k-1) "
-            f"for k-fold CV); got {test_train_ratio!r}."
-        )
-    return _scalar(_corrected_kernel(_differences(a, b, None, 2), float(test_train_ratio)))
+    ratio = _check_test_train_ratio(test_train_ratio)
+    return _scalar(_corrected_kernel(_differences(a, b, None, 2), ratio))
 
 
 def paired_ttest_5x2cv(a: Any, b: Any = None) -> SignificanceResult:
