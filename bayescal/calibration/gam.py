@@ -10,9 +10,8 @@ from scipy.optimize import minimize_scalar
 from scipy.special import expit, xlogy
 from sklearn.exceptions import ConvergenceWarning
 
-from bayescal.calibration._logistic import check_clip, fit_logistic, intercept_design
-from bayescal.calibration.base import BinaryCalibrator
-from bayescal.calibration.platt import FEATURE_INPUTS, score_feature
+from bayescal.calibration._logistic import fit_logistic, intercept_design
+from bayescal.calibration.platt import _ScoreFeatureCalibrator
 from bayescal.validation import check_choice, check_positive_int
 
 __all__ = ["LogisticGAMCalibrator", "GAM_CRITERIA", "pspline_basis"]
@@ -68,7 +67,7 @@ def _difference_penalty(n_basis: int, order: int = 2) -> np.ndarray:
     return diff.T @ diff
 
 
-class LogisticGAMCalibrator(BinaryCalibrator):
+class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
     """Logistic GAM calibration: ``logit p = f(x)`` with a penalised spline ``f``.
 
     Parameters
@@ -196,16 +195,9 @@ class LogisticGAMCalibrator(BinaryCalibrator):
         self.clip = clip
         self.max_iter = max_iter
 
-    def _input_kind(self) -> str:
-        return "score"
-
-    def _feature(self, scores: np.ndarray) -> np.ndarray:
-        return score_feature(scores, self.input, self.clip, type(self).__name__)
-
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        check_choice(self.input, "input", FEATURE_INPUTS)
+        self._check_feature_params()
         check_choice(self.criterion, "criterion", GAM_CRITERIA)
-        check_clip(self.clip)
         n_knots = check_positive_int(self.n_knots, "n_knots", minimum=3)
         degree = check_positive_int(self.degree, "degree", minimum=1)
         max_iter = check_positive_int(self.max_iter, "max_iter")

@@ -71,7 +71,27 @@ def platt_targets(targets: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return t_neg + targets * (t_pos - t_neg)
 
 
-class PlattCalibrator(BinaryCalibrator):
+class _ScoreFeatureCalibrator(BinaryCalibrator):
+    """A calibrator that regresses on :func:`score_feature` of probability scores.
+
+    Subclasses have the parameters ``input`` (``"score"`` or ``"logit"``) and
+    ``clip``, call ``_check_feature_params()`` first in ``_fit`` and use
+    ``_feature(scores)`` as their covariate.
+    """
+
+    def _input_kind(self) -> str:
+        # Scores are probabilities for both settings of ``input``.
+        return "score"
+
+    def _check_feature_params(self) -> None:
+        check_choice(self.input, "input", FEATURE_INPUTS)
+        check_clip(self.clip)
+
+    def _feature(self, scores: np.ndarray) -> np.ndarray:
+        return score_feature(scores, self.input, self.clip, type(self).__name__)
+
+
+class PlattCalibrator(_ScoreFeatureCalibrator):
     """Platt scaling (logistic calibration), on the score or on its logit.
 
     Parameters
@@ -167,17 +187,9 @@ class PlattCalibrator(BinaryCalibrator):
         self.clip = clip
         self.max_iter = max_iter
 
-    def _input_kind(self) -> str:
-        # Scores are probabilities for both settings of ``input``.
-        return "score"
-
-    def _feature(self, scores: np.ndarray) -> np.ndarray:
-        return score_feature(scores, self.input, self.clip, type(self).__name__)
-
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        check_choice(self.input, "input", FEATURE_INPUTS)
+        self._check_feature_params()
         check_choice(self.target_smoothing, "target_smoothing", (True, False))
-        check_clip(self.clip)
         check_positive_int(self.max_iter, "max_iter")
         x = self._feature(scores)
         t = platt_targets(targets, weights) if self.target_smoothing else targets
