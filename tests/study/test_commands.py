@@ -75,10 +75,21 @@ def test_reduced_quickstart_completes_without_failures(tmp_path):
     tree = run(parse_spec(text), tmp_path / "qs", n_jobs=1, progress=False)
     m = tree["metrics"].to_dataset()
     assert tree.attrs["errors"] == "{}", tree.attrs["errors"]
-    assert bool(m["done"].all()) and not bool(m["failed"].any())
-    assert np.isfinite(m["brier"]).all() and np.isfinite(m["log_loss"]).all()
-    assert np.isfinite(m["rmse_true"].sel(dataset="synthetic")).all()
+    # the probe runs only in the raw scenario; every applicable cell is done
+    applicable = m["applicable"].broadcast_like(m["brier"])
+    assert not bool(applicable.sel(classifier="blr").drop_sel(scenario="raw").any())
+    assert bool(m["done"].where(applicable, True).all()) and not bool(m["failed"].any())
+    cells = m.where(applicable)
+    for metric in ("brier", "log_loss"):
+        assert bool(np.isfinite(cells[metric]).sum() == applicable.sum())
+    assert bool(np.isfinite(cells["rmse_true"].sel(dataset="synthetic")).sum()
+                == applicable.sel(dataset="synthetic").sum())
     assert np.isnan(m["rmse_true"].sel(dataset="breast_cancer")).all()
+    # the reference probe judges every other cell: distances finite, its own zero
+    probe_rmse = cells["probe_rmse"]
+    assert bool((probe_rmse.sel(classifier="blr", scenario="raw") == 0).all())
+    assert bool(np.isfinite(probe_rmse.sel(classifier="nb")).all())
     # every scenario but the split refits on all training data: the same raw fit
-    raw = m["fit_seconds"].sel(scenario="raw")
-    assert bool((m["fit_seconds"].sel(scenario="isotonic_full") >= 0.5 * raw).all())
+    sklearn_cells = m.sel(classifier=["nb", "rf", "lr"])
+    raw = sklearn_cells["fit_seconds"].sel(scenario="raw")
+    assert bool((sklearn_cells["fit_seconds"].sel(scenario="isotonic_full") >= 0.5 * raw).all())
