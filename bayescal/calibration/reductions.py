@@ -303,16 +303,12 @@ class OneVsRestCalibrator(_MultiClassReduction):
     --------
     >>> import numpy as np
     >>> from bayescal.calibration.reductions import OneVsRestCalibrator
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> class Logistic(LogisticRegression):  # any fit(scores, y)/predict_proba estimator
-    ...     def fit(self, s, y, sample_weight=None):
-    ...         return super().fit(np.reshape(s, (-1, 1)), y, sample_weight=sample_weight)
-    ...     def predict_proba(self, s):
-    ...         return super().predict_proba(np.reshape(s, (-1, 1)))
+    >>> from bayescal.calibration.platt import PlattCalibrator
     >>> rng = np.random.default_rng(0)
     >>> P = rng.dirichlet(np.ones(3), size=60)
     >>> y = np.array([rng.choice(3, p=p) for p in P])
-    >>> OneVsRestCalibrator(Logistic()).fit(P, y).predict_proba(P).sum(axis=1).round(12).min()
+    >>> proba = OneVsRestCalibrator(PlattCalibrator()).fit(P, y).predict_proba(P)
+    >>> proba.sum(axis=1).round(12).min()
     np.float64(1.0)
     """
 
@@ -384,16 +380,11 @@ class AllPairsCalibrator(_MultiClassReduction):
     --------
     >>> import numpy as np
     >>> from bayescal.calibration.reductions import AllPairsCalibrator
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> class Logistic(LogisticRegression):
-    ...     def fit(self, s, y, sample_weight=None):
-    ...         return super().fit(np.reshape(s, (-1, 1)), y, sample_weight=sample_weight)
-    ...     def predict_proba(self, s):
-    ...         return super().predict_proba(np.reshape(s, (-1, 1)))
+    >>> from bayescal.calibration.platt import PlattCalibrator
     >>> rng = np.random.default_rng(0)
     >>> P = rng.dirichlet(np.ones(3), size=60)
     >>> y = np.array([rng.choice(3, p=p) for p in P])
-    >>> cal = AllPairsCalibrator(Logistic(), coupling="hastie1998").fit(P, y)
+    >>> cal = AllPairsCalibrator(PlattCalibrator(), coupling="hastie1998").fit(P, y)
     >>> cal.problem_keys_
     [(0, 1), (0, 2), (1, 2)]
     """
@@ -476,16 +467,11 @@ class MultiLabelCalibrator(_BinaryReduction):
     --------
     >>> import numpy as np
     >>> from bayescal.calibration.reductions import MultiLabelCalibrator
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> class Logistic(LogisticRegression):
-    ...     def fit(self, s, y, sample_weight=None):
-    ...         return super().fit(np.reshape(s, (-1, 1)), y, sample_weight=sample_weight)
-    ...     def predict_proba(self, s):
-    ...         return super().predict_proba(np.reshape(s, (-1, 1)))
+    >>> from bayescal.calibration.platt import PlattCalibrator
     >>> rng = np.random.default_rng(0)
     >>> S = rng.uniform(size=(80, 4))
     >>> Y = (rng.uniform(size=(80, 4)) < S).astype(int)
-    >>> MultiLabelCalibrator(Logistic()).fit(S, Y).predict_proba(S).shape
+    >>> MultiLabelCalibrator(PlattCalibrator()).fit(S, Y).predict_proba(S).shape
     (80, 4)
     """
 
