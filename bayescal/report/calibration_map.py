@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescal.report._axes import draw_unit_diagonal
 from bayescal.validation import check_array_1d, check_fraction
 
 if TYPE_CHECKING:
@@ -233,9 +234,7 @@ def plot_calibration_map(
                 linewidth=0.5,
                 label=f"{reference_label}: {pct}% credible band",
             )
-    ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.5", linewidth=1.0, label="identity")
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(0.0, 1.0)
+    draw_unit_diagonal(ax, label="identity", linestyle=":", color="0.5")
     ax.set_xlabel("score")
     ax.set_ylabel("calibrated probability (positive class)")
     ax.set_title("Calibration map")

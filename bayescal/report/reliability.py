@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescal.metrics.reliability import ReliabilityCurve, reliability_curve
+from bayescal.report._axes import draw_unit_diagonal
 from bayescal.validation import check_choice
 
 if TYPE_CHECKING:
@@ -112,16 +113,7 @@ def plot_reliability_diagram(
             fig.subplots_adjust(bottom=0.32, top=0.93)
     _draw_curve(ax, curve, style, label)
     xlabel, ylabel = _KIND_AXIS_LABELS[kind]
-    ax.plot(
-        [0.0, 1.0],
-        [0.0, 1.0],
-        linestyle="--",
-        color="0.5",
-        linewidth=1.0,
-        label="perfect calibration",
-    )
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(0.0, 1.0)
+    draw_unit_diagonal(ax, label="perfect calibration", linestyle="--", color="0.5")
     ax.set_ylabel(ylabel)
     ax.set_title(
         f"Reliability diagram ({kind.replace('_', '-')}, "

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescal.report._axes import draw_unit_diagonal
 from bayescal.validation import check_array_1d, check_consistent_length, check_probability_matrix
 
 if TYPE_CHECKING:
@@ -92,16 +93,7 @@ def plot_true_vs_predicted(
         _, ax = plt.subplots(figsize=(5.0, 5.0))
     text = f"{label}: " if label else ""
     ax.scatter(p_true[shown], predicted[shown], s=9, alpha=0.6, label=f"{text}RMSE {rmse:.3f}")
-    ax.plot(
-        [0.0, 1.0],
-        [0.0, 1.0],
-        linestyle="--",
-        color="0.4",
-        linewidth=1.0,
-        label="predicted = true",
-    )
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(0.0, 1.0)
+    draw_unit_diagonal(ax, label="predicted = true", linestyle="--", color="0.4")
     ax.set_aspect("equal")
     ax.set_xlabel("true probability")
     ax.set_ylabel("predicted probability")
