@@ -545,3 +545,38 @@ def check_positive_number(value: Any, name: str) -> float:
 
 
 __all__.append("check_positive_number")
+
+
+def check_probability_pair(
+    first: Any, second: Any, first_name: str, second_name: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate two probability arrays that must describe the same samples and classes.
+
+    Parameters
+    ----------
+    first, second : array-like of shape (n, K) or (n,)
+        Class probabilities (see :func:`check_probability_matrix`; 1-D means
+        the positive-class probability of a binary problem).
+    first_name, second_name : str
+        Argument names used in error messages.
+
+    Returns
+    -------
+    first, second : ndarray of shape (n, K)
+
+    Raises
+    ------
+    ValueError
+        As :func:`check_probability_matrix`, or when the two shapes differ.
+    """
+    A = check_probability_matrix(first, first_name)
+    B = check_probability_matrix(second, second_name)
+    if A.shape != B.shape:
+        raise ValueError(
+            f"`{first_name}` has shape {A.shape} but `{second_name}` has shape {B.shape}; "
+            "both must describe the same samples and classes (1-D arrays mean binary)."
+        )
+    return A, B
+
+
+__all__.append("check_probability_pair")

@@ -41,6 +41,9 @@ from bayescal import validation as v
         (v.check_positive_number, (np.inf, "tol"), ValueError, "positive finite number; got inf"),
         (v.check_positive_number, (True, "tol"), TypeError, "`tol` must be a positive number"),
         (v.check_positive_number, ("1", "tol"), TypeError, "`tol` must be a positive number"),
+        (v.check_probability_pair, ([0.2, 0.3], [[0.5, 0.5]], "p", "q"), ValueError,
+         r"`p` has shape \(2, 2\) but `q` has shape \(1, 2\)"),
+        (v.check_probability_pair, ([0.2], [1.5], "p", "q"), ValueError, "`q` must be <= 1.0"),
     ],
 )
 def test_bad_input_names_argument(func, args, error, match):
@@ -96,3 +99,9 @@ def test_checks_never_modify_input(values):
 def test_positive_number_returns_float():
     assert v.check_positive_number(np.int64(3), "x") == 3.0
     assert isinstance(v.check_positive_number(2, "x"), float)
+
+
+def test_probability_pair_returns_both_as_matrices():
+    a, b = v.check_probability_pair([0.25], [[0.5, 0.5]], "p", "q")
+    np.testing.assert_allclose(a, [[0.75, 0.25]])
+    np.testing.assert_allclose(b, [[0.5, 0.5]])

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from bayescal.metrics.truth import rmse_true
-from bayescal.validation import _as_float_array, _check_finite, check_probability_matrix
+from bayescal.validation import _as_float_array, _check_finite, check_probability_pair
 
 __all__ = ["ProbeDistance", "probe_distance"]
 
@@ -100,13 +100,7 @@ def probe_distance(proba: Any, probe_proba: Any, probe_interval: Any) -> ProbeDi
     (0.1458, 0.5)
     """
     binary_1d = np.ndim(proba) == 1
-    P = check_probability_matrix(proba, "proba")
-    Q = check_probability_matrix(probe_proba, "probe_proba")
-    if P.shape != Q.shape:
-        raise ValueError(
-            f"`proba` has shape {P.shape} but `probe_proba` has shape {Q.shape}; both must "
-            "describe the same samples and classes."
-        )
+    P, Q = check_probability_pair(proba, probe_proba, "proba", "probe_proba")
     interval = _check_interval(probe_interval, P.shape, binary_1d)
     if binary_1d:
         P, interval = P[:, 1:], interval[:, 1:]

@@ -11,19 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from bayescal.validation import check_probability_matrix, check_sample_weight
+from bayescal.validation import check_probability_pair, check_sample_weight
 
 __all__ = ["mae_true", "rmse_true"]
 
 
 def _differences(p_true: Any, proba: Any) -> np.ndarray:
-    T = check_probability_matrix(p_true, "p_true")
-    P = check_probability_matrix(proba, "proba")
-    if T.shape != P.shape:
-        raise ValueError(
-            f"`p_true` has shape {T.shape} but `proba` has shape {P.shape}; both must "
-            "describe the same samples and classes (1-D arrays mean binary)."
-        )
+    T, P = check_probability_pair(p_true, proba, "p_true", "proba")
     return P - T
 
 
