@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from bayescal.validation import (
     check_binary_scores,
     check_consistent_length,
+    check_min_samples,
     check_n_classes_present,
     check_sample_weight,
     check_targets,
@@ -70,11 +71,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
         t = check_targets(y, "y")
         check_consistent_length(scores=s, y=t)
         w = check_sample_weight(sample_weight, s.shape[0])
-        if s.shape[0] < self._min_samples:
-            raise ValueError(
-                f"`scores` has {s.shape[0]} samples but {type(self).__name__} needs at "
-                f"least {self._min_samples}."
-            )
+        check_min_samples(s.shape[0], self._min_samples, "scores", type(self).__name__)
         if t.min() == t.max():  # O(n); the full check sorts, so run it only to raise
             check_n_classes_present(t, "y")
         self._fit(s, t, w)
