@@ -292,20 +292,13 @@ def _in_daemon_process() -> bool:
 def _sample_nuts(
     builder, data, hyper, *, sampler, draws, tune, chains, seed, cores, target_accept
 ):
+    # The arguments nutpie.sample and pm.sample share (by the same names).
+    common = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
     if sampler == "nutpie":
         import nutpie
 
         compiled, fresh = _compiled_nutpie(builder, data, hyper)
-        idata = nutpie.sample(
-            compiled,
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            cores=cores,
-            seed=seed,
-            progress_bar=False,
-            target_accept=target_accept,
-        )
+        idata = nutpie.sample(compiled, cores=cores, seed=seed, progress_bar=False, **common)
         return idata, fresh
     import pymc as pm
 
@@ -314,15 +307,12 @@ def _sample_nuts(
     model = builder(data, **hyper)
     with model:
         idata = pm.sample(
-            draws=draws,
-            tune=tune,
-            chains=chains,
             cores=cores,
             random_seed=seed,
             nuts_sampler="pymc",
-            target_accept=target_accept,
             progressbar=False,
             compute_convergence_checks=False,
+            **common,
         )
     return idata, False
 
