@@ -14,6 +14,7 @@ from bayescal.validation import (
     check_consistent_length,
     check_labels,
     check_probability_matrix,
+    check_sample_weight,
 )
 
 
@@ -41,3 +42,19 @@ def check_labels_and_proba(
     labels = check_labels(y, y_name, n_classes=P.shape[1])
     check_consistent_length(**{y_name: labels, proba_name: P})
     return labels, P
+
+
+def check_weighted_labels_and_proba(
+    y: Any, proba: Any, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`check_labels_and_proba` plus the ``sample_weight`` of a weighted metric.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,), int64
+    P : ndarray of shape (n, K), float64
+    weights : ndarray of shape (n,)
+        Non-negative weights; ones when ``sample_weight`` is None.
+    """
+    labels, P = check_labels_and_proba(y, proba)
+    return labels, P, check_sample_weight(sample_weight, labels.shape[0])

@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescal.metrics._inputs import check_labels_and_proba
-from bayescal.validation import check_sample_weight
+from bayescal.metrics._inputs import check_weighted_labels_and_proba
 
 __all__ = ["accuracy", "brier_score", "log_loss"]
 
@@ -70,8 +69,7 @@ def brier_score(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
     >>> brier_score([0, 1], [[0.8, 0.2], [0.4, 0.6]])
     0.2
     """
-    labels, P = check_labels_and_proba(y, proba)
-    w = check_sample_weight(sample_weight, labels.shape[0])
+    labels, P, w = check_weighted_labels_and_proba(y, proba, sample_weight)
     per_sample = np.sum((_one_hot(labels, P.shape[1]) - P) ** 2, axis=1)
     return float(np.average(per_sample, weights=w))
 
@@ -136,8 +134,7 @@ def log_loss(y: Any, proba: Any, *, eps: float | None = None, sample_weight: Any
             raise TypeError(f"`eps` must be None or a float; got {eps!r}.")
         if not (0.0 < float(eps) < 0.5):
             raise ValueError(f"`eps` must lie in (0, 0.5) or be None; got {eps!r}.")
-    labels, P = check_labels_and_proba(y, proba)
-    w = check_sample_weight(sample_weight, labels.shape[0])
+    labels, P, w = check_weighted_labels_and_proba(y, proba, sample_weight)
     p_true = P[np.arange(labels.shape[0]), labels]
     if eps is None:
         zero = (p_true == 0.0) & (w > 0)
@@ -185,6 +182,5 @@ def accuracy(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
     >>> accuracy([0, 1, 1], [0.2, 0.9, 0.4])
     0.6666666666666666
     """
-    labels, P = check_labels_and_proba(y, proba)
-    w = check_sample_weight(sample_weight, labels.shape[0])
+    labels, P, w = check_weighted_labels_and_proba(y, proba, sample_weight)
     return float(np.average(np.argmax(P, axis=1) == labels, weights=w))

@@ -16,9 +16,12 @@ from bayescal.validation import check_probability_pair, check_sample_weight
 __all__ = ["mae_true", "rmse_true"]
 
 
-def _differences(p_true: Any, proba: Any) -> np.ndarray:
+def _weighted_differences(
+    p_true: Any, proba: Any, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validated ``proba - p_true`` of shape (n, K) and the sample weights."""
     T, P = check_probability_pair(p_true, proba, "p_true", "proba")
-    return P - T
+    return P - T, check_sample_weight(sample_weight, T.shape[0])
 
 
 def rmse_true(p_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
@@ -58,8 +61,7 @@ def rmse_true(p_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
     >>> round(rmse_true([0.2, 0.8], [0.3, 0.6]), 6)
     0.158114
     """
-    D = _differences(p_true, proba)
-    w = check_sample_weight(sample_weight, D.shape[0])
+    D, w = _weighted_differences(p_true, proba, sample_weight)
     return float(np.sqrt(np.average(np.mean(D**2, axis=1), weights=w)))
 
 
@@ -94,6 +96,5 @@ def mae_true(p_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
     >>> round(mae_true([0.2, 0.8], [0.3, 0.6]), 6)
     0.15
     """
-    D = _differences(p_true, proba)
-    w = check_sample_weight(sample_weight, D.shape[0])
+    D, w = _weighted_differences(p_true, proba, sample_weight)
     return float(np.average(np.mean(np.abs(D), axis=1), weights=w))
