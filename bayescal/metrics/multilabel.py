@@ -8,6 +8,7 @@ The calibration of each label is measured with the binary ECE on its own column
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,9 +24,15 @@ from bayescal.validation import (
 __all__ = ["ece_per_label", "ece_total", "ece_weighted", "hamming_loss"]
 
 
-def _check_pair(Y: Any, P: Any, p_name: str = "P") -> tuple[np.ndarray, np.ndarray]:
+def _check_pair(
+    Y: Any,
+    P: Any,
+    p_name: str = "P",
+    check_p: Callable[..., np.ndarray] = check_probability_columns,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate ``Y`` (indicators) and ``P`` (by ``check_p``) with the same rows and columns."""
     Yv = check_indicator_matrix(Y, "Y")
-    Pv = check_probability_columns(P, p_name)
+    Pv = check_p(P, p_name)
     check_consistent_length(Y=Yv, **{p_name: Pv})
     if Yv.shape[1] != Pv.shape[1]:
         raise ValueError(f"`Y` has {Yv.shape[1]} label columns but `{p_name}` has {Pv.shape[1]}.")
@@ -196,13 +203,7 @@ def hamming_loss(Y: Any, Y_pred: Any, *, threshold: float | None = None) -> floa
     0.0
     """
     if threshold is None:
-        Yv = check_indicator_matrix(Y, "Y")
-        Yp = check_indicator_matrix(Y_pred, "Y_pred")
-        check_consistent_length(Y=Yv, Y_pred=Yp)
-        if Yv.shape[1] != Yp.shape[1]:
-            raise ValueError(
-                f"`Y` has {Yv.shape[1]} label columns but `Y_pred` has {Yp.shape[1]}."
-            )
+        Yv, Yp = _check_pair(Y, Y_pred, "Y_pred", check_indicator_matrix)
     else:
         t = check_fraction(threshold, "threshold")
         Yv, Pv = _check_pair(Y, Y_pred, "Y_pred")
