@@ -91,3 +91,7 @@ def test_hamming_bad_input():
         hamming_loss([[0, 1]], [[0.3, 0.9]])
     with pytest.raises(ValueError, match="`threshold`"):
         hamming_loss([[0, 1]], [[0.3, 0.9]], threshold=1.5)
+    with pytest.raises(ValueError, match="`Y` has 2 label columns but `Y_pred` has 3"):
+        hamming_loss([[0, 1]], [[0, 1, 1]])
+    with pytest.raises(ValueError, match="`Y` has 1, `Y_pred` has 2"):
+        hamming_loss([[0, 1]], [[0, 1], [1, 1]])
