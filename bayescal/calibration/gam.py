@@ -294,9 +294,16 @@ class _SmoothingSearch:
         return result
 
     def edf(self, hessian: np.ndarray, lam: float) -> float:
-        # tau = tr(H^{-1} X'WX) = K - lambda tr(H^{-1} S)
+        # tau = tr(H^{-1} X'WX) = K - lambda tr(H^{-1} S). A singular Hessian (tiny
+        # lambda with scores piled on a few values, so some basis functions see no
+        # data) gets the minimum-norm solve: directions the data cannot identify
+        # then add no degrees of freedom.
         k = hessian.shape[0]
-        return float(k - lam * np.trace(np.linalg.solve(hessian, self.penalty)))
+        try:
+            solved = np.linalg.solve(hessian, self.penalty)
+        except np.linalg.LinAlgError:
+            solved = np.linalg.lstsq(hessian, self.penalty, rcond=None)[0]
+        return float(k - lam * np.trace(solved))
 
     def value(self, rho: float, start) -> float:
         lam = np.exp(rho)
@@ -307,6 +314,8 @@ class _SmoothingSearch:
         deviance = 2.0 * (nll - self.saturated)
         if self.criterion == "reml":
             sign, logdet = np.linalg.slogdet(result.hessian)
+            if sign <= 0:  # singular or indefinite: not a valid Laplace approximation
+                return float("inf")
             return float(0.5 * deviance + 0.5 * lam * quad + 0.5 * logdet - 0.5 * self.rank * rho)
         tau = self.edf(result.hessian, lam)
         if self.criterion == "ubre":
