@@ -228,6 +228,9 @@ def _table_section(tree: Any, ds: Any, metric: str) -> str:
     masked = ds.where(ds["done"]) if "done" in ds else ds
     if baseline is not None and baseline not in ds["scenario"].values.tolist():
         baseline = None
+    # In a finished study a column without any value is a scenario that does not
+    # apply (e.g. the reference probe's calibrated scenarios): leave it out.
+    drop_empty = bool(tree.attrs.get("finished", False))
     try:
         table = summary_table(
             masked,
@@ -236,10 +239,13 @@ def _table_section(tree: Any, ds: Any, metric: str) -> str:
             test=test,
             format="html",
             lower_is_better=lower,
+            drop_empty=drop_empty,
             **kwargs,
         )
     except ValueError as exc:
-        table = summary_table(masked, metric, format="html", lower_is_better=lower)
+        table = summary_table(
+            masked, metric, format="html", lower_is_better=lower, drop_empty=drop_empty
+        )
         baseline = None
         note = f" (no significance test: {esc(str(exc))})"
     else:

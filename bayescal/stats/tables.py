@@ -68,6 +68,7 @@ def summary_table(
     fold_dim: Hashable = "fold",
     repeat_dim: Hashable = "repeat",
     digits: int = 3,
+    drop_empty: bool = False,
     **test_kwargs: Any,
 ) -> pd.DataFrame | str:
     """Mean of a metric over folds, best per row in bold, significant cells underlined.
@@ -101,6 +102,10 @@ def summary_table(
         Fold and repetition dimensions, averaged over.
     digits : int, default=3
         Decimals shown; cells equal to the best after rounding are all bold.
+    drop_empty : bool, default=False
+        Leave out columns with no value in any row (in a finished study:
+        scenarios that do not apply to a classifier, such as a reference
+        probe's calibrated scenarios); ``False`` shows them as "–".
     **test_kwargs
         Passed to the test (``test_train_ratio``).
 
@@ -141,6 +146,7 @@ def summary_table(
     """
     check_choice(format, "format", FORMATS)
     check_choice(lower_is_better, "lower_is_better", (True, False))
+    check_choice(drop_empty, "drop_empty", (True, False))
     alpha = check_fraction(alpha, "alpha")
     digits = check_positive_int(digits, "digits", minimum=0)
     if baseline is not None and test not in TESTS:
@@ -177,6 +183,10 @@ def summary_table(
     )
     if len(column_dims) == 1:
         columns = columns.get_level_values(0)
+    # Columns with no value in any row (a scenario that does not apply to a
+    # classifier, e.g. a reference probe's calibrated scenarios) are dropped.
+    keep = ~np.isnan(values).all(axis=0) if drop_empty else np.ones(values.shape[1], dtype=bool)
+    values, columns = values[:, keep], columns[keep]
     index = pd.Index(means[row_dim].values.tolist(), name=str(row_dim))
     table = pd.DataFrame(values, index=index, columns=columns)
 
@@ -187,7 +197,7 @@ def summary_table(
         best_value = masked.min(axis=1) if lower_is_better else masked.max(axis=1)
         best = finite & (rounded == best_value[:, None])
     if p_values is not None:
-        p = p_values.values.reshape(values.shape)
+        p = p_values.values.reshape(means.shape[0], -1)[:, keep]
         significant = np.nan_to_num(p, nan=1.0) < alpha
     else:
         p = np.full(values.shape, np.nan)

@@ -120,3 +120,21 @@ def test_bad_input(kwargs, error, match):
     args = {"metric": "log_loss"} | kwargs
     with pytest.raises(error, match=match):
         summary_table(CUBE, args.pop("metric"), **args)
+
+
+def test_columns_without_any_value_are_dropped():
+    import xarray as xr
+
+    rng = np.random.default_rng(0)
+    loss = rng.normal(0.3, 0.01, size=(2, 2, 2, 5))
+    loss[:, 1, 1] = np.nan  # scenario "cal" does not apply to classifier "probe"
+    cube = xr.Dataset(
+        {"log_loss": (("dataset", "classifier", "scenario", "fold"), loss)},
+        coords={"dataset": ["a", "b"], "classifier": ["nb", "probe"], "scenario": ["raw", "cal"]},
+    )
+    table = summary_table(cube, "log_loss", baseline="raw", drop_empty=True)
+    assert list(table.columns) == [("nb", "raw"), ("nb", "cal"), ("probe", "raw")]
+    assert table.attrs["p_value"].shape == (2, 3)
+    assert np.isfinite(table.attrs["p_value"][("nb", "cal")]).all()
+    kept = summary_table(cube, "log_loss", baseline="raw")
+    assert kept.shape == (2, 4) and kept[("probe", "cal")].isna().all()
