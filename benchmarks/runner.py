@@ -79,6 +79,8 @@ def direct_loop(spec) -> tuple[float, int]:
                                                  dataset_index=d):
                 for cspec in spec.classifiers:
                     for scen in spec.scenarios:
+                        if not scen.applies_to(cspec.name):
+                            continue
                         model = _direct_model(spec, cspec, scen)
                         model.fit(data.X[train], data.y[train])
                         proba = model.predict_proba(data.X[test])
