@@ -489,6 +489,21 @@ class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
     """Shared machinery of BBQ/SBB/ABB (not used directly)."""
 
     _model_name = "BayesianBinning"
+    _score_inputs = ("score", "decision")
+
+    def _validate_scores(self, scores: Any) -> np.ndarray:
+        """Probabilities; decision values through the logistic function (input handling)."""
+        s = super()._validate_scores(scores)
+        if self._input_kind() == "decision":
+            from scipy.special import expit
+
+            return expit(s)
+        if self._input_kind() not in self._score_inputs:
+            raise ValueError(
+                f"The 'input' parameter of {type(self).__name__} must be a str among "
+                f"{list(self._score_inputs)!r}; got {self.input!r}."
+            )
+        return s
 
     def _check_common(self) -> None:
         if isinstance(self.prior_strength, bool) or not np.isfinite(float(self.prior_strength)) \
@@ -642,6 +657,12 @@ class BBQCalibrator(_BayesianBinning):
         Posterior draws kept in ``idata_`` (used by ``kind="hdi"`` intervals).
     random_state : int, Generator or None, default=None
         Seed of the posterior draws (same seed, same draws).
+    input : {"score", "decision"}, default="score"
+        What the scores are: probabilities in [0, 1], or decision values (any
+        real number, e.g. ``SVC.decision_function``), which are read through
+        the logistic function ``1 / (1 + exp(-d))`` first: the binnings only
+        use the order of the scores, and the bins' prior means (the mid-points
+        of their scores) stay probabilities.
     weight_tolerance : float, default=1e-12
         Binnings whose posterior weight is below this are dropped (their total
         contribution to any probability is below ``n_models * tolerance``).
@@ -697,7 +718,8 @@ class BBQCalibrator(_BayesianBinning):
 
     def __init__(self, *, spread: float = 10.0, prior_strength: float = 2.0,
                  n_draws: int = 1000, random_state: Any = None,
-                 weight_tolerance: float = 1e-12) -> None:
+                 weight_tolerance: float = 1e-12, input: str = "score") -> None:
+        self.input = input
         self.spread = spread
         self.prior_strength = prior_strength
         self.n_draws = n_draws
@@ -753,6 +775,12 @@ class SBBCalibrator(_BayesianBinning):
         Posterior draws of the bin frequencies kept in ``idata_``.
     random_state : int, Generator or None, default=None
         Seed of the posterior draws.
+    input : {"score", "decision"}, default="score"
+        What the scores are: probabilities in [0, 1], or decision values (any
+        real number, e.g. ``SVC.decision_function``), which are read through
+        the logistic function ``1 / (1 + exp(-d))`` first: the binnings only
+        use the order of the scores, and the bins' prior means (the mid-points
+        of their scores) stay probabilities.
 
     Attributes
     ----------
@@ -792,7 +820,8 @@ class SBBCalibrator(_BayesianBinning):
     _model_name = "SBBCalibrator"
 
     def __init__(self, *, cut_probability: float | None = None, prior_strength: float = 2.0,
-                 n_draws: int = 1000, random_state: Any = None) -> None:
+                 n_draws: int = 1000, random_state: Any = None, input: str = "score") -> None:
+        self.input = input
         self.cut_probability = cut_probability
         self.prior_strength = prior_strength
         self.n_draws = n_draws
@@ -835,6 +864,12 @@ class ABBCalibrator(_BayesianBinning):
         Posterior draws of the bin frequencies kept in ``idata_``.
     random_state : int, Generator or None, default=None
         Seed of the sampled binnings and draws.
+    input : {"score", "decision"}, default="score"
+        What the scores are: probabilities in [0, 1], or decision values (any
+        real number, e.g. ``SVC.decision_function``), which are read through
+        the logistic function ``1 / (1 + exp(-d))`` first: the binnings only
+        use the order of the scores, and the bins' prior means (the mid-points
+        of their scores) stay probabilities.
 
     Attributes
     ----------
@@ -873,7 +908,9 @@ class ABBCalibrator(_BayesianBinning):
     _model_name = "ABBCalibrator"
 
     def __init__(self, *, cut_probability: float | None = None, prior_strength: float = 2.0,
-                 n_binnings: int = 200, n_draws: int = 1000, random_state: Any = None) -> None:
+                 n_binnings: int = 200, n_draws: int = 1000, random_state: Any = None,
+                 input: str = "score") -> None:
+        self.input = input
         self.cut_probability = cut_probability
         self.prior_strength = prior_strength
         self.n_binnings = n_binnings
