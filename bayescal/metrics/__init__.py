@@ -13,6 +13,15 @@ from bayescal.metrics.calibration_error import (
     expected_calibration_error,
     maximum_calibration_error,
 )
+from bayescal.metrics.corp import (
+    CORPReliability,
+    MiscalibrationTest,
+    ScoreDecomposition,
+    corp_recalibrate,
+    corp_reliability,
+    miscalibration_test,
+    score_decomposition,
+)
 from bayescal.metrics.intervals import wilson_interval
 from bayescal.metrics.multilabel import ece_per_label, ece_total, ece_weighted, hamming_loss
 from bayescal.metrics.probe import ProbeDistance, probe_distance
@@ -23,12 +32,17 @@ from bayescal.metrics.uncertainty import uncertainty
 
 __all__ = [
     "BinStatistics",
+    "CORPReliability",
+    "MiscalibrationTest",
     "ProbeDistance",
     "ReliabilityCurve",
+    "ScoreDecomposition",
     "accuracy",
     "bin_edges",
     "bin_statistics",
     "brier_score",
+    "corp_recalibrate",
+    "corp_reliability",
     "ece_per_label",
     "ece_total",
     "ece_weighted",
@@ -37,9 +51,11 @@ __all__ = [
     "log_loss",
     "mae_true",
     "maximum_calibration_error",
+    "miscalibration_test",
     "probe_distance",
     "reliability_curve",
     "rmse_true",
+    "score_decomposition",
     "uncertainty",
     "wilson_interval",
 ]
