@@ -166,7 +166,9 @@ def _bandwidth_or_fixed_point(bandwidth: Any, f: np.ndarray, residual: np.ndarra
     return sigma
 
 
-def smooth_ece(y: Any, proba: Any, *, bandwidth: float | None = None, kind: str = "binary") -> float:
+def smooth_ece(
+    y: Any, proba: Any, *, bandwidth: float | None = None, kind: str = "binary"
+) -> float:
     """Smooth expected calibration error (smECE) with the fixed-point bandwidth.
 
     Parameters

@@ -23,6 +23,7 @@ def _forecasts(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(5, 2000), rounded=st.booleans())
 def test_equals_relplot_smece(seed, n, rounded):
     import relplot  # the authors' package, in the test extra
+
     y, f = _forecasts(seed, n)
     if rounded:
         f = np.round(f, 1)  # ties and forecasts of exactly 0 and 1
@@ -114,9 +115,27 @@ def test_top_label_of_multiclass_probabilities():
         ([0, 1], [0.2, 0.5, 0.9], {}, ValueError, r"inconsistent numbers of samples"),
         ([0, 1, 2], np.full((3, 3), 1 / 3), {}, ValueError, r"kind='binary' needs two classes"),
         ([0, 1, 1], [0.2, 0.5, 0.9], {"kind": "classwise"}, ValueError, r"`kind` must be one of"),
-        ([0, 1, 1], [0.2, 0.5, 0.9], {"bandwidth": 0.0}, ValueError, r"`bandwidth` must be a positive"),
-        ([0, 1, 1], [0.2, 0.5, 0.9], {"bandwidth": 2.0}, ValueError, r"`bandwidth` must lie in \(0, 1\]"),
-        ([0, 1, 1], [0.2, 0.5, 0.9], {"bandwidth": "0.1"}, TypeError, r"`bandwidth` must be a positive"),
+        (
+            [0, 1, 1],
+            [0.2, 0.5, 0.9],
+            {"bandwidth": 0.0},
+            ValueError,
+            r"`bandwidth` must be a positive",
+        ),
+        (
+            [0, 1, 1],
+            [0.2, 0.5, 0.9],
+            {"bandwidth": 2.0},
+            ValueError,
+            r"`bandwidth` must lie in \(0, 1\]",
+        ),
+        (
+            [0, 1, 1],
+            [0.2, 0.5, 0.9],
+            {"bandwidth": "0.1"},
+            TypeError,
+            r"`bandwidth` must be a positive",
+        ),
     ],
 )
 def test_bad_input(y, proba, kwargs, error, match):
