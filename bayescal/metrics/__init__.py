@@ -27,6 +27,7 @@ from bayescal.metrics.multilabel import ece_per_label, ece_total, ece_weighted, 
 from bayescal.metrics.probe import ProbeDistance, probe_distance
 from bayescal.metrics.reliability import ReliabilityCurve, reliability_curve
 from bayescal.metrics.scoring import accuracy, brier_score, log_loss
+from bayescal.metrics.smooth_ece import SmoothedReliability, smooth_ece, smoothed_reliability
 from bayescal.metrics.truth import mae_true, rmse_true
 from bayescal.metrics.uncertainty import uncertainty
 
@@ -37,6 +38,7 @@ __all__ = [
     "ProbeDistance",
     "ReliabilityCurve",
     "ScoreDecomposition",
+    "SmoothedReliability",
     "accuracy",
     "bin_edges",
     "bin_statistics",
@@ -56,6 +58,8 @@ __all__ = [
     "reliability_curve",
     "rmse_true",
     "score_decomposition",
+    "smooth_ece",
+    "smoothed_reliability",
     "uncertainty",
     "wilson_interval",
 ]

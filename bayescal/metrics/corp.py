@@ -298,9 +298,7 @@ def score_decomposition(y: Any, proba: Any, *, score: str = "brier") -> ScoreDec
     return _decompose(x, labels, _pav(x, labels), score)
 
 
-def _resampled_curves(
-    x: np.ndarray, n_resamples: int, rng: np.random.Generator
-) -> np.ndarray:
+def _resampled_curves(x: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """PAV curves of outcomes drawn under calibration, ``y* ~ Bernoulli(x)``; (B, n)."""
     out = np.empty((n_resamples, x.shape[0]))
     for b in range(n_resamples):
