@@ -38,6 +38,7 @@ from bayescal.calibration import (
     PlattCalibrator,
     TemperatureScaling,
     UndersamplingCorrection,
+    VennAbersCalibrator,
 )
 
 #: Binary calibrators (1-D scores in [0, 1]); one instance per distinct code path.
@@ -54,6 +55,7 @@ BINARY_CALIBRATORS = [
     BetaCalibrator(parameters="am", clip=1e-12),
     UndersamplingCorrection(pi0=0.2),
     ENIRCalibrator(),
+    VennAbersCalibrator(),
 ]
 
 #: Every calibrator, for scikit-learn's own checks.
