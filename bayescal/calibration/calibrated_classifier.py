@@ -223,6 +223,11 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         self._check_parameters()
         X_ = _check_features(X, min_samples=2)
+        if y is None:
+            raise ValueError(
+                "`y` is None: CalibratedClassifier requires y to be passed, but the target y "
+                "is None."
+            )
         y_arr = np.asarray(y)
         if y_arr.ndim != 1:
             raise ValueError(f"`y` must be 1-D; got an array of shape {y_arr.shape}.")
