@@ -66,7 +66,7 @@ INFERENCES = ("auto", "ep", "sparse", "mcmc", "hsgp")
 #: ``inference="auto"`` runs exact EP up to this many rows and sparse (FITC) EP above.
 AUTO_EXACT_MAX_ROWS = 2000
 #: Rows of the random subsample on which sparse EP searches its hyper-parameters.
-SPARSE_HYPER_ROWS = 1000
+SPARSE_HYPER_ROWS = 500
 JITTER = 1e-6
 
 
@@ -158,7 +158,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     n_inducing : int, default=400
         Inducing inputs of ``"sparse"`` (k-means centres of the standardised
         inputs). Its hyper-parameters are the exact-EP type-II MAP on a random
-        subsample of 1000 rows (``SPARSE_HYPER_ROWS``); EP then runs on all rows.
+        subsample of 500 rows (``SPARSE_HYPER_ROWS``); EP then runs on all rows.
     likelihood : {"probit", "logit"}, default="probit"
         Link of the binary likelihood for ``mcmc``/``hsgp`` (EP is probit only;
         multi-class MCMC/HSGP use a softmax).
