@@ -181,3 +181,10 @@ def test_hierarchical_on_cube():
     assert bool(result["converged"].sel(scenario="better"))
     assert result["dataset_difference"].sel(scenario="better").mean() == pytest.approx(0.02,
                                                                                        abs=0.01)
+
+
+def test_spec_knows_the_same_tests():
+    from bayescal.stats.methods import METHOD_TESTS
+    from bayescal.study import spec
+
+    assert spec.METHOD_TESTS == METHOD_TESTS
