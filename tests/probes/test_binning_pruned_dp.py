@@ -8,7 +8,12 @@ from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
-from bayescal.probes.binning import ABBCalibrator, SBBCalibrator, abb_dynamic_programme, score_cells
+from bayescal.probes.binning import (
+    ABBCalibrator,
+    SBBCalibrator,
+    abb_dynamic_programme,
+    score_cells,
+)
 from bayescal.probes.binning.cells import ScoreCells
 from bayescal.probes.binning.exact_dp import _abb_cell_mean, _cut_probability, _sbb_starts
 from bayescal.probes.binning.pruned_dp import candidate_starts, pruned_dynamic_programme
@@ -117,7 +122,10 @@ def test_thinned_abb_is_a_coarser_average_close_to_the_exact_map():
     # a sum over a subset of the binnings, each scored exactly
     assert thinned.diagnostics_["log_evidence"] < dp.log_evidence
     exact_map = _abb_cell_mean(cells, dp, 2.0)
-    assert np.max(np.abs(thinned.cell_mean_ - exact_map)) < 0.05
+    gap = np.abs(thinned.cell_mean_ - exact_map)
+    # edges quantised to blocks of ~7 scores: small on average, larger on steep parts
+    assert np.mean(gap) < 0.01
+    assert np.max(gap) < 0.1
 
 
 def test_candidate_starts_keep_runs_of_one_label_whole():
