@@ -216,10 +216,12 @@ class VennAbersCalibrator(BinaryCalibrator):
 
     Parameters
     ----------
-    input : {"score", "logit"}, default="score"
-        What the scores are: probabilities in [0, 1] (a 1-D array or an
-        ``(n, 2)`` probability array) or any real numbers (logits, decision
-        values). The predictor depends on the scores' order only.
+    input : {"score", "decision"}, default="score"
+        What the scores are (the package's one ``input`` vocabulary):
+        probabilities in [0, 1] (a 1-D array or an ``(n, 2)`` probability
+        array), or any real numbers (logits, decision values). The predictor
+        depends on the scores' order only, so ``"logit"`` (a log-odds transform
+        of probabilities) would change nothing and is not offered.
 
     Attributes
     ----------
@@ -268,7 +270,8 @@ class VennAbersCalibrator(BinaryCalibrator):
     True
     """
 
-    _parameter_constraints: dict = {"input": [StrOptions({"score", "logit"})]}
+    _parameter_constraints: dict = {"input": [StrOptions({"score", "decision"})]}
+    _score_inputs = ("score", "decision")
 
     def __init__(self, *, input: str = "score") -> None:
         self.input = input

@@ -59,7 +59,7 @@ BINARY_CALIBRATORS = [
 ]
 
 #: Every calibrator, for scikit-learn's own checks.
-ESTIMATORS = [*BINARY_CALIBRATORS, TemperatureScaling()]
+ESTIMATORS = [*BINARY_CALIBRATORS, TemperatureScaling(input="decision")]
 
 _TEMPERATURE_LABELS = (
     "TemperatureScaling's classes are the columns of X (one logit per class), so y must "

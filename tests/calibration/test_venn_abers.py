@@ -138,7 +138,7 @@ def test_invariants_pairs_ordered_and_monotone(labels, seed):
     # both ends are isotonic regressions: non-decreasing in the test score
     assert np.all(np.diff(iv, axis=0) >= -1e-12)
     # rank-based: a monotone transform of the scores changes nothing
-    logit = VennAbersCalibrator(input="logit").fit(np.log(s + 1) * 3 - 1, y)
+    logit = VennAbersCalibrator(input="decision").fit(np.log(s + 1) * 3 - 1, y)
     np.testing.assert_allclose(logit.predict_interval(np.log(grid + 1) * 3 - 1)[:, 1, :], iv)
 
 
