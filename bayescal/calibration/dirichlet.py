@@ -43,17 +43,22 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal.calibration._logistic import check_clip
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
+    DEFAULT_CLIP,
+    check_array_1d,
     check_consistent_length,
     check_labels,
     check_matrix,
     check_n_classes_present,
     check_probability_matrix,
     check_sample_weight,
-    describe_bad_values,
+    clip_constraint,
+    clip_probabilities,
 )
+
+#: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
+DIRICHLET_INPUTS = ("score", "decision")
 
 __all__ = [
     "DirichletCalibrator",
@@ -121,7 +126,11 @@ def dirichlet_logits(log_q: np.ndarray, theta: np.ndarray, matrix: str = "full")
 
 
 def dirichlet_log_probabilities(
-    scores: Any, input: str, clip: float | None, n_classes: int | None = None
+    scores: Any,
+    input: str,
+    clip: float | None,
+    n_classes: int | None = None,
+    owner: str = "DirichletCalibrator",
 ) -> tuple[np.ndarray, int]:
     """Validated log-probabilities ``ln q`` of a Dirichlet map's input.
 
@@ -129,20 +138,25 @@ def dirichlet_log_probabilities(
     ----------
     scores : array-like of shape (n, K) or (n,)
         Probabilities (rows in the simplex; 1-D: the class-1 probability of a
-        binary problem) or logits.
-    input : {"score", "logit"}
+        binary problem) or, with ``input="decision"``, logits / decision values
+        (1-D: binary decision values ``d``, read as logits ``(-d, d)`` as
+        scikit-learn and :class:`TemperatureScaling` do).
+    input : {"score", "decision"}
         Which of the two ``scores`` holds; logits are log-softmaxed.
     clip : float or None
-        ``None``: a probability of 0 raises. ``eps``: probabilities are
-        clipped to ``[eps, 1 - eps]`` first.
+        bayescal's clip rule (:func:`bayescal.validation.clip_probabilities`,
+        floor only): probabilities below ``clip`` are raised to it before the
+        log; ``None`` raises on a probability of exactly 0.
     n_classes : int, optional
         Required number of columns (the ``K`` of ``fit``).
+    owner : str, default="DirichletCalibrator"
+        Estimator name for messages.
 
     Returns
     -------
     log_q : ndarray of shape (n, K)
     n_clipped : int
-        Entries changed by clipping.
+        Entries raised to ``clip``.
 
     Raises
     ------
@@ -150,31 +164,32 @@ def dirichlet_log_probabilities(
         NaN/inf, rows not summing to one, a zero probability with
         ``clip=None``, a column count other than ``n_classes``.
     """
-    if input == "logit":
+    if input == "decision":
+        if np.ndim(scores) == 1:
+            d = check_array_1d(scores, "scores")
+            scores = np.column_stack([-d, d])
         z = check_matrix(scores, "scores")
         if n_classes is not None and z.shape[1] != n_classes:
             raise ValueError(
-                f"`scores` has {z.shape[1]} columns but the calibrator was fitted on "
-                f"{n_classes} classes; pass one logit per class, in the order of fit."
+                f"`scores` has {z.shape[1]} columns but {owner} was fitted on {n_classes} "
+                "classes; pass one logit per class, in the order of fit."
             )
         if z.shape[1] < 2:
             raise ValueError(
                 f"`scores` must have at least 2 columns (one per class); got {z.shape}."
             )
         return log_softmax(z, axis=1), 0
-    q = check_probability_matrix(scores, "scores", n_classes=n_classes)
-    eps = check_clip(clip)
-    if eps is None:
-        zero = q == 0.0
-        if zero.any():
-            raise ValueError(
-                f"`scores` holds probabilities of exactly 0, whose log is -inf: "
-                f"{describe_bad_values(q, zero)}. Pass clip=1e-12 (or another small eps) "
-                "to clip probabilities to [eps, 1 - eps] first."
-            )
-        return np.log(q), 0
-    clipped = np.clip(q, eps, 1.0 - eps)
-    return np.log(clipped), int(np.count_nonzero(clipped != q))
+    try:
+        q = check_probability_matrix(scores, "scores", n_classes=n_classes)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} {owner}(input='score') reads class probabilities; for logits or "
+            "decision values pass input='decision'."
+        ) from None
+    q, n_clipped = clip_probabilities(
+        q, clip, name="scores", owner=f"{owner}(input='score')", upper=False
+    )
+    return np.log(q), n_clipped
 
 
 def dirichlet_objective(
@@ -261,16 +276,18 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         weights, ``reg_mu`` on the intercepts.
     reg_lambda, reg_mu : float, default=0.0
         Penalty strengths (>= 0); both 0 is the maximum-likelihood fit.
-    input : {"score", "logit"}, default="score"
-        What ``scores`` holds: class probabilities (rows in the simplex; a
-        1-D array is the class-1 probability of a binary problem) or logits,
-        whose log-softmax is used.
-    clip : float or None, default=None
-        ``None``: a probability of exactly 0 (whose log is ``-inf``) raises a
-        ``ValueError``. A float ``eps`` in (0, 0.5): probabilities are clipped
-        to ``[eps, 1 - eps]`` before the log (without renormalising, as
-        ``dirichletcal`` does at the smallest positive float); the number of
-        clipped entries in ``fit`` is kept in ``n_clipped_``.
+    input : {"score", "decision"}, default="score"
+        What ``scores`` holds (bayescal's one ``input`` vocabulary): class
+        probabilities (rows in the simplex; a 1-D array is the class-1
+        probability of a binary problem) or logits / decision values, whose
+        log-softmax is used (1-D: binary decision values ``d`` as logits
+        ``(-d, d)``).
+    clip : float or None, default=1e-12
+        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`,
+        as :class:`TemperatureScaling`): probabilities below ``clip`` are raised
+        to it before the log (without renormalising; ``dirichletcal`` does the
+        same at the smallest positive float), counted in ``n_clipped_``.
+        ``None``: a probability of exactly 0 raises a ``ValueError``.
     max_iter : int, default=1000
         Most L-BFGS iterations.
     tol : float, default=1e-10
@@ -285,7 +302,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
     n_iter_ : int
         L-BFGS iterations used.
     n_clipped_ : int
-        Entries clipped in ``fit`` (0 when ``clip=None``).
+        Probabilities raised to ``clip`` in ``fit`` (0 for ``input="decision"``).
     classes_ : ndarray of shape (K,)
         ``0 .. K-1``.
     n_features_in_ : int
@@ -329,8 +346,8 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         "penalty": [StrOptions({"odir", "l2"})],
         "reg_lambda": [Interval(Real, 0, None, closed="left")],
         "reg_mu": [Interval(Real, 0, None, closed="left")],
-        "input": [StrOptions({"score", "logit"})],
-        "clip": [None, Interval(Real, 0, 0.5, closed="neither")],
+        "input": [StrOptions(set(DIRICHLET_INPUTS))],
+        "clip": clip_constraint(),
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
@@ -343,7 +360,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         reg_lambda: float = 0.0,
         reg_mu: float = 0.0,
         input: str = "score",
-        clip: float | None = None,
+        clip: float | None = DEFAULT_CLIP,
         max_iter: int = 1000,
         tol: float = 1e-10,
     ) -> None:
