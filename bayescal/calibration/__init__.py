@@ -21,6 +21,7 @@ from bayescal.calibration.reductions import (
 )
 from bayescal.calibration.temperature import TemperatureScaling
 from bayescal.calibration.undersampling import UndersamplingCorrection
+from bayescal.calibration.venn_abers import VennAbersCalibrator, VennAbersClassifier
 
 __all__ = [
     "AllPairsCalibrator",
@@ -44,4 +45,6 @@ __all__ = [
     "couple_hastie1998",
     "couple_wu2004",
     "pairwise_coupling",
+    "VennAbersCalibrator",
+    "VennAbersClassifier",
 ]
