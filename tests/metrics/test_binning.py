@@ -55,3 +55,19 @@ def test_statistics_by_hand():
 def test_bad_parameters(n_bins, strategy, error, match):
     with pytest.raises(error, match=match):
         bin_edges(np.array([0.5]), n_bins, strategy)
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 10, 33, 34, 100])
+def test_compact_index_equals_the_searchsorted_index(n_bins):
+    from bayescal.metrics.binning import assign_bins_compact
+
+    rng = np.random.default_rng(n_bins)
+    edges = bin_edges(rng.uniform(size=50), n_bins, "uniform")
+    # scores on the edges themselves and at 0 and 1 test the right-closed rule
+    s = np.concatenate([rng.uniform(size=2000), edges, [0.0, 1.0]])
+    expected = np.searchsorted(edges[1:-1], s, side="left")
+    compact = assign_bins_compact(s, edges)
+    assert compact.dtype.itemsize <= np.dtype(np.intp).itemsize
+    np.testing.assert_array_equal(compact, expected)
+    np.testing.assert_array_equal(assign_bins(s, edges), expected)
+    assert assign_bins(s, edges).dtype == np.int64
