@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.special import expit, ndtr, ndtri
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.probes.gp_ep import (
@@ -57,7 +59,6 @@ from bayescal.validation import (
     check_labels,
     check_matrix,
     check_n_classes_present,
-    check_positive_int,
 )
 
 __all__ = ["BayesianGPClassifier", "gp_classifier_model"]
@@ -291,6 +292,31 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     (3, 2)
     """
 
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"rbf"})],
+        "ard": ["boolean", StrOptions({"auto"})],
+        "inference": [StrOptions(set(INFERENCES))],
+        "likelihood": [StrOptions({"probit", "logit"})],
+        "draws": [Interval(Integral, 1, None, closed="left")],
+        "tune": [Interval(Integral, 0, None, closed="left")],
+        "chains": [Interval(Integral, 1, None, closed="left")],
+        "n_basis": [Interval(Integral, 1, None, closed="left")],
+        "hsgp_c": [Interval(Real, 1, None, closed="neither")],
+        "lengthscale": [Interval(Real, 0, None, closed="neither"), None],
+        "amplitude": [Interval(Real, 0, None, closed="neither"), None],
+        "lengthscale_prior": ["array-like"],
+        "amplitude_prior": [Interval(Real, 0, None, closed="neither")],
+        "sampler": [StrOptions({"nutpie", "pymc"})],
+        "cores": [Interval(Integral, 1, None, closed="left")],
+        "ep_mode": [StrOptions({"parallel", "sequential"})],
+        "ep_tol": [Interval(Real, 0, 1, closed="neither")],
+        "max_sweeps": [Interval(Integral, 1, None, closed="left")],
+        "n_restarts": [Interval(Integral, 0, None, closed="left")],
+        "n_inducing": [Interval(Integral, 1, None, closed="left")],
+        "blas_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, *, kernel: str = "rbf", ard: bool | str = "auto", inference: str = "auto",
                  likelihood: str = "probit", draws: int = 500, tune: int = 500,
                  chains: int = 2, n_basis: int = 12, hsgp_c: float = 1.5,
@@ -324,36 +350,18 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
 
     # ------------------------------------------------------------------ validation
 
-    def _validate_params(self) -> None:
-        check_choice(self.kernel, "kernel", ("rbf",))
-        check_choice(self.inference, "inference", INFERENCES)
-        check_choice(self.likelihood, "likelihood", ("probit", "logit"))
-        check_choice(self.ep_mode, "ep_mode", ("parallel", "sequential"))
+    def _check_param_combinations(self) -> None:
+        """Rules across parameters, after ``_validate_params`` (``_parameter_constraints``)."""
         if self.inference in ("auto", "ep", "sparse") and self.likelihood != "probit":
             raise ValueError(
                 f"`likelihood` must be 'probit' with inference={self.inference!r} (EP is "
                 f"probit-only); got {self.likelihood!r}. Use inference='mcmc' for a logit link.")
-        if not (isinstance(self.ard, (bool, np.bool_)) or self.ard == "auto"):
-            raise TypeError(f"`ard` must be True, False or 'auto'; got {self.ard!r}.")
-        for name in ("draws", "chains", "n_basis", "max_sweeps", "cores", "n_inducing"):
-            check_positive_int(getattr(self, name), name)
-        check_positive_int(self.tune, "tune", minimum=0)
-        check_positive_int(self.n_restarts, "n_restarts", minimum=0)
-        for name in ("lengthscale", "amplitude"):
-            value = getattr(self, name)
-            if value is not None and not (np.isfinite(value) and value > 0):
-                raise ValueError(f"`{name}` must be None or a positive number; got {value!r}.")
         alpha_beta = np.asarray(self.lengthscale_prior, dtype=float)
-        if alpha_beta.shape != (2,) or not np.all(alpha_beta > 0):
+        if alpha_beta.shape != (2,) or not np.all(np.isfinite(alpha_beta) & (alpha_beta > 0)):
             raise ValueError(
                 "`lengthscale_prior` must be two positive numbers (alpha, beta) of an "
                 f"InverseGamma; got {self.lengthscale_prior!r}."
             )
-        if not (np.isfinite(self.amplitude_prior) and self.amplitude_prior > 0):
-            raise ValueError(f"`amplitude_prior` must be positive; got {self.amplitude_prior!r}.")
-        if not (np.isfinite(self.hsgp_c) and self.hsgp_c > 1.0):
-            raise ValueError(f"`hsgp_c` must be a number > 1; got {self.hsgp_c!r}.")
-        check_fraction(self.ep_tol, "ep_tol")
 
     def _standardise(self, X: Any) -> np.ndarray:
         Xv = check_matrix(X, "X")
@@ -381,6 +389,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self
         """
         self._validate_params()
+        self._check_param_combinations()
         Xv = check_matrix(X, "X", min_samples=2)
         y_raw = np.asarray(y)
         if y_raw.ndim != 1:
