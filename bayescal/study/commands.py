@@ -101,7 +101,7 @@ def _table(tree: Any, metric: str) -> str:
         return stats.summary_table(
             tree["metrics"].to_dataset().where(tree["metrics"]["done"]), metric,
             baseline=baseline, test=test, format="markdown",
-            lower_is_better=metric not in ("accuracy", "probe_coverage"),
+            lower_is_better=metric not in ("accuracy", "probe_coverage", "dsc"),
             drop_empty=bool(tree.attrs.get("finished", False)), **kwargs)
     except ValueError as exc:
         return f"{plain}\n(no significance marks: {exc})"
