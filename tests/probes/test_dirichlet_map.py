@@ -123,7 +123,7 @@ def test_bad_input_table(scores, y, kwargs, match):
 def test_class_count_mismatch_between_fit_and_predict():
     q, y = _data(n=60, seed=5)
     cal = BayesianDirichletCalibrator(matrix="diagonal", draws=200, random_state=0).fit(q, y)
-    with pytest.raises(ValueError, match="4 columns but 3 classes"):
+    with pytest.raises(ValueError, match="4 columns but 3 classes were expected"):
         cal.predict_proba(np.full((2, 4), 0.25))
 
 
