@@ -208,7 +208,7 @@ def _cases() -> list[tuple[str, Runner, list[tuple[str, Runner | None, float]], 
         ("undersampling", _ours(lambda: UndersamplingCorrection(pi0=0.1)), [], _data),
         (
             "temperature (K=4)",
-            _ours(TemperatureScaling),
+            _ours(lambda: TemperatureScaling(input="decision")),
             [("sklearn temperature", _sk_temperature, inf)],
             _multiclass,
         ),
