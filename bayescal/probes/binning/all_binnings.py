@@ -62,6 +62,12 @@ class SBBCalibrator(_BayesianBinning):
         Posterior draws of the bin frequencies kept in ``idata_``.
     random_state : int, Generator or None, default=None
         Seed of the posterior draws.
+    input : {"score", "decision"}, default="score"
+        What the scores are: probabilities in [0, 1], or decision values (any
+        real number, e.g. ``SVC.decision_function``), which are read through
+        the logistic function ``1 / (1 + exp(-d))`` first: the binnings only
+        use the order of the scores, and the bins' prior means (the mid-points
+        of their scores) stay probabilities.
     method : {"fast", "exact"}, default="fast"
         ``"exact"``: the ``O(m^2)`` programme over every binning.
         ``"fast"``: the near-linear programme of
@@ -123,8 +129,10 @@ class SBBCalibrator(_BayesianBinning):
     _model_name = "SBBCalibrator"
 
     def __init__(self, *, cut_probability: float | None = None, prior_strength: float = 2.0,
-                 n_draws: int = 1000, random_state: Any = None, method: str = "fast",
+                 n_draws: int = 1000, random_state: Any = None, input: str = "score",
+                 method: str = "fast",
                  max_cut_points: int | None = DEFAULT_MAX_CUT_POINTS) -> None:
+        self.input = input
         self.cut_probability = cut_probability
         self.prior_strength = prior_strength
         self.n_draws = n_draws
@@ -180,6 +188,12 @@ class ABBCalibrator(_BayesianBinning):
         Posterior draws of the bin frequencies kept in ``idata_``.
     random_state : int, Generator or None, default=None
         Seed of the sampled binnings and draws.
+    input : {"score", "decision"}, default="score"
+        What the scores are: probabilities in [0, 1], or decision values (any
+        real number, e.g. ``SVC.decision_function``), which are read through
+        the logistic function ``1 / (1 + exp(-d))`` first: the binnings only
+        use the order of the scores, and the bins' prior means (the mid-points
+        of their scores) stay probabilities.
     method : {"fast", "exact"}, default="fast"
         ``"exact"``: the ``O(m^2)`` programme over every binning.
         ``"fast"``: the near-linear programme of
@@ -239,8 +253,9 @@ class ABBCalibrator(_BayesianBinning):
 
     def __init__(self, *, cut_probability: float | None = None, prior_strength: float = 2.0,
                  n_binnings: int = 200, n_draws: int = 1000, random_state: Any = None,
-                 method: str = "fast",
+                 input: str = "score", method: str = "fast",
                  max_cut_points: int | None = DEFAULT_MAX_CUT_POINTS) -> None:
+        self.input = input
         self.cut_probability = cut_probability
         self.prior_strength = prior_strength
         self.n_binnings = n_binnings

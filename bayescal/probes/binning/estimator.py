@@ -18,6 +18,21 @@ class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
     """Shared machinery of BBQ/SBB/ABB (not used directly)."""
 
     _model_name = "BayesianBinning"
+    _score_inputs = ("score", "decision")
+
+    def _validate_scores(self, scores: Any) -> np.ndarray:
+        """Probabilities; decision values through the logistic function (input handling)."""
+        s = super()._validate_scores(scores)
+        if self._input_kind() == "decision":
+            from scipy.special import expit
+
+            return expit(s)
+        if self._input_kind() not in self._score_inputs:
+            raise ValueError(
+                f"The 'input' parameter of {type(self).__name__} must be a str among "
+                f"{list(self._score_inputs)!r}; got {self.input!r}."
+            )
+        return s
 
     def _check_common(self) -> None:
         if isinstance(self.prior_strength, bool) or not np.isfinite(float(self.prior_strength)) \
