@@ -317,7 +317,7 @@ def check_probability_matrix(
 
 
 def check_labels(values: Any, name: str = "y", *, n_classes: int | None = None) -> np.ndarray:
-    """Validate integer class labels coded ``0 .. K-1``.
+    """Validate integer class labels coded 0 to K-1.
 
     Parameters
     ----------

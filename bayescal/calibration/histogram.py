@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.metrics.binning import BINNING_STRATEGIES, assign_bins, bin_edges
+from bayescal.metrics.binning import BINNING_STRATEGIES, assign_bins_compact, bin_edges
 
 __all__ = ["HistogramBinningCalibrator", "EMPTY_BIN_RULES"]
 
@@ -128,7 +128,7 @@ class HistogramBinningCalibrator(BinaryCalibrator):
                 )
             span = (float(support.min()), float(support.max()))
         edges = bin_edges(support, n_bins, self.strategy, span=span)
-        idx = assign_bins(scores, edges)
+        idx = assign_bins_compact(scores, edges)
         if unit:  # plain counts: one pass less than weighted sums
             w_bin = np.bincount(idx, minlength=n_bins).astype(np.float64)
             wt_bin = np.bincount(idx, weights=targets, minlength=n_bins)
@@ -153,4 +153,4 @@ class HistogramBinningCalibrator(BinaryCalibrator):
         self.empty_bins_ = empty
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
-        return self.bin_values_[assign_bins(scores, self.bin_edges_)]
+        return self.bin_values_[assign_bins_compact(scores, self.bin_edges_)]

@@ -14,7 +14,8 @@ import numpy as np
 
 from bayescal.validation import check_choice, check_positive_int, describe_bad_values
 
-__all__ = ["BinStatistics", "BINNING_STRATEGIES", "bin_edges", "bin_statistics", "assign_bins"]
+__all__ = ["BinStatistics", "BINNING_STRATEGIES", "bin_edges", "bin_statistics", "assign_bins",
+           "assign_bins_compact"]
 
 #: Names accepted by ``strategy``.
 BINNING_STRATEGIES = ("uniform", "quantile")
@@ -97,13 +98,36 @@ def assign_bins(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
     ndarray of shape (n,), int64
         Bin indices in ``0 .. M-1``.
     """
+    return assign_bins_compact(scores, edges).astype(np.int64, copy=False)
+
+
+def assign_bins_compact(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """:func:`assign_bins` in the narrowest integer type (``uint8`` for <= 32 edges).
+
+    For hot paths that only count (``np.bincount``) or look up
+    (``values[index]``) with the index: at 10^6 scores the one-byte index is
+    written many times faster than an ``int64`` one.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n,)
+        Scores in [0, 1].
+    edges : ndarray of shape (M + 1,)
+        Bin edges from :func:`bin_edges`.
+
+    Returns
+    -------
+    ndarray of shape (n,), uint8 or intp
+        Bin indices in ``0 .. M-1``, equal to :func:`assign_bins`'.
+    """
     inner = edges[1:-1]
     if inner.size > _COUNTING_MAX_EDGES:
-        return np.searchsorted(inner, scores, side="left").astype(np.int64)
+        return np.searchsorted(inner, scores, side="left")
     # The index of a right-closed bin is the number of inner edges strictly below
-    # the score; counting them pass by pass is about twice as fast as a binary
-    # search for the usual handful of bins (identical result).
-    index = np.zeros(scores.shape, dtype=np.int64)
+    # the score; counting them pass by pass in one byte per score is many times
+    # faster than a binary search or an int64 counter for the usual handful of
+    # bins (identical result).
+    index = np.zeros(scores.shape, dtype=np.uint8)
     for edge in inner:
         index += scores > edge
     return index

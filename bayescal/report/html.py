@@ -492,6 +492,9 @@ def build_report(
         step_tables.append(_table_section(tree, ds, metric))
         bar.update(1)
     parts.append("".join(step_tables) + "</section>")
+    from bayescal.report.method_comparison import comparison_section
+
+    parts.append(comparison_section(tree, metrics[0], dpi=dpi))
 
     sections: dict[str, list[str]] = {
         "spread": [],
@@ -631,6 +634,7 @@ def _contents() -> str:
     links = [
         ("study", "Study"),
         ("tables", "Summary tables"),
+        ("comparison", "Comparison across datasets"),
         ("spread", "Spread over folds"),
         ("reliability", "Reliability diagrams"),
         ("corp", "CORP reliability diagrams"),

@@ -74,3 +74,19 @@ def test_span_bins_decision_values_over_their_range():
     edges = bin_edges(d, 2, "uniform", span=(-3.0, 2.0))
     np.testing.assert_allclose(edges, [-3.0, -0.5, 2.0])
     np.testing.assert_array_equal(assign_bins(d, edges), [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 10, 33, 34, 100])
+def test_compact_index_equals_the_searchsorted_index(n_bins):
+    from bayescal.metrics.binning import assign_bins_compact
+
+    rng = np.random.default_rng(n_bins)
+    edges = bin_edges(rng.uniform(size=50), n_bins, "uniform")
+    # scores on the edges themselves and at 0 and 1 test the right-closed rule
+    s = np.concatenate([rng.uniform(size=2000), edges, [0.0, 1.0]])
+    expected = np.searchsorted(edges[1:-1], s, side="left")
+    compact = assign_bins_compact(s, edges)
+    assert compact.dtype.itemsize <= np.dtype(np.intp).itemsize
+    np.testing.assert_array_equal(compact, expected)
+    np.testing.assert_array_equal(assign_bins(s, edges), expected)
+    assert assign_bins(s, edges).dtype == np.int64
