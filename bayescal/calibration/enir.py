@@ -403,12 +403,21 @@ class ENIRCalibrator(BinaryCalibrator):
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
         positive = weights > 0
-        scores, targets, weights = scores[positive], targets[positive], weights[positive]
-        order = np.argsort(scores, kind="stable")
-        s, t, w = scores[order], targets[order], weights[order]
-        thresholds, first = np.unique(s, return_index=True)
-        pooled_w = np.add.reduceat(w, first)
-        pooled_t = np.add.reduceat(w * t, first) / pooled_w
+        if not positive.all():
+            scores, targets, weights = scores[positive], targets[positive], weights[positive]
+        # one sort: ties are pooled, so neither a stable sort nor np.unique (which
+        # sorts again) is needed; the groups are the runs of equal sorted scores
+        order = np.argsort(scores)
+        s, t = scores[order], targets[order]
+        first = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+        thresholds = s[first]
+        if np.all(weights == 1.0):  # unit weights: group sizes instead of weight sums
+            pooled_w = np.diff(np.append(first, s.shape[0])).astype(np.float64)
+            pooled_t = np.add.reduceat(t, first) / pooled_w
+        else:
+            w = weights[order]
+            pooled_w = np.add.reduceat(w, first)
+            pooled_t = np.add.reduceat(w * t, first) / pooled_w
         np.clip(pooled_t, 0.0, 1.0, out=pooled_t)
         path = _run_path(pooled_t, pooled_w)
         n_eff = float(weights.sum())

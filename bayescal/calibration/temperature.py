@@ -30,6 +30,10 @@ __all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]
 #: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
 TEMPERATURE_INPUTS = ("score", "decision")
 
+#: From this many logits (n x K) the NLL passes of ``fit`` run in one fused numba
+#: kernel (:mod:`bayescal.calibration._temperature_kernel`); below, in NumPy.
+FUSED_MIN_LOGITS = 50_000
+
 
 def _tempered(logits: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``softmax(beta z)``, its log-normaliser, and ``z`` with ``-inf`` set to 0."""
@@ -100,6 +104,18 @@ def temperature_nll(
     var = np.sum(p * (z - mean[:, None]) ** 2, axis=1)
     nll = float(np.dot(weights, log_norm - inverse_temperature * z_true))
     return nll, float(np.dot(weights, mean - z_true)), float(np.dot(weights, var))
+
+
+def _nll_function(z: np.ndarray, labels: np.ndarray, w: np.ndarray):
+    """:func:`temperature_nll`, or its fused numba twin for large inputs."""
+    if z.size < FUSED_MIN_LOGITS:
+        return temperature_nll
+    from bayescal.calibration._temperature_kernel import temperature_nll_fused
+
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    return lambda _z, _labels, _w, beta: temperature_nll_fused(z, labels, w, float(beta))
 
 
 class TemperatureScaling(ClassifierMixin, BaseEstimator):
@@ -263,6 +279,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
 
     def _optimise(self, z: np.ndarray, labels: np.ndarray, w: np.ndarray) -> tuple[float, int]:
         max_iter = int(self.max_iter)
+        temperature_nll = _nll_function(z, labels, w)
         _, g0, _ = temperature_nll(z, labels, w, 0.0)
         if g0 >= 0:
             warnings.warn(
