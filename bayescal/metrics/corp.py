@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 from scipy.special import xlogy
-from scipy.stats import norm
 
 from bayescal.validation import (
     check_binary_scores,
@@ -389,6 +388,8 @@ def corp_reliability(
         lower, upper = np.quantile(curves, [alpha, 1.0 - alpha], axis=0)
         used = n_resamples
     else:
+        from scipy.stats import norm
+
         half = norm.ppf(1.0 - alpha) * np.sqrt(forecast * (1.0 - forecast) / count)
         lower = np.maximum(forecast - half, 0.0)
         upper = np.minimum(forecast + half, 1.0)
