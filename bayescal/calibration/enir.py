@@ -184,10 +184,10 @@ def _model_logliks(path: NearIsotonicPath, models: np.ndarray) -> np.ndarray:
     mean = path.mean
     static = path.slope == 0.0
     # groups that do not move contribute a constant over their lifetime
-    diff = np.zeros(n_models + 1)
     const = _node_loglik(path.positive[static], path.weight[static], mean[static])
-    np.add.at(diff, path.birth[static], const)
-    np.add.at(diff, path.death[static], -const)
+    # (bincount sums repeated indices many times faster than np.add.at)
+    diff = np.bincount(path.birth[static], weights=const, minlength=n_models + 1)
+    diff -= np.bincount(path.death[static], weights=const, minlength=n_models + 1)
     loglik = np.cumsum(diff)[models]
     # moving groups: evaluate at every requested model within their lifetime
     moving = np.flatnonzero(~static)
