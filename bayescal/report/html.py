@@ -494,7 +494,7 @@ def build_report(
     parts.append("".join(step_tables) + "</section>")
     from bayescal.report.method_comparison import comparison_section
 
-    parts.append(comparison_section(tree, metrics[0], dpi=dpi))
+    parts.append(comparison_section(tree, "brier" if "brier" in metrics else metrics[0], dpi=dpi))
 
     sections: dict[str, list[str]] = {
         "spread": [],
