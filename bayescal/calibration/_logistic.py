@@ -20,31 +20,26 @@ while agreeing with it to 1e-6. Written by hand (after Lin, Lin & Weng 2007,
 scikit-learn's Platt fit is private and its ``LogisticRegression`` has no
 penalty-matrix argument.
 
-The module also holds the one check of scores on the open interval (0, 1) that
-every calibrator working on ``log s`` or ``log(s / (1 - s))`` needs.
+Scores on the open interval (0, 1), which every calibrator working on ``log s``
+or ``log(s / (1 - s))`` needs, come from the one clip rule
+:func:`bayescal.validation.clip_probabilities`.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from numbers import Real
-from typing import Any
 
 import numpy as np
 from scipy import linalg
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from bayescal.validation import describe_bad_values
-
 __all__ = [
     "LogisticFit",
-    "check_clip",
     "fit_logistic",
     "intercept_design",
     "logistic_loss",
-    "open_unit_scores",
 ]
 
 
@@ -212,47 +207,3 @@ def _solve(hessian: np.ndarray, grad: np.ndarray) -> np.ndarray:
     except linalg.LinAlgError:
         pass
     return np.linalg.lstsq(hessian, grad, rcond=None)[0]
-
-
-def check_clip(clip: Any) -> float | None:
-    """Validate a ``clip`` parameter: ``None`` or a float in (0, 0.5)."""
-    if clip is None:
-        return None
-    if isinstance(clip, bool) or not isinstance(clip, Real) or not 0.0 < float(clip) < 0.5:
-        raise ValueError(f"`clip` must be None or a float in (0, 0.5), e.g. 1e-12; got {clip!r}.")
-    return float(clip)
-
-
-def open_unit_scores(scores: np.ndarray, clip: float | None, owner: str) -> np.ndarray:
-    """Scores on the open interval (0, 1), as needed by ``log s`` and ``logit(s)``.
-
-    Parameters
-    ----------
-    scores : ndarray of shape (n,)
-        Validated scores in [0, 1].
-    clip : float or None
-        ``None``: a score of exactly 0 or 1 raises, since its logit is infinite.
-        A float ``eps``: scores are clipped to ``[eps, 1 - eps]`` first (the
-        explicit, documented remedy).
-    owner : str
-        Name of the calibrator, for the message.
-
-    Returns
-    -------
-    ndarray of shape (n,)
-
-    Raises
-    ------
-    ValueError
-        If ``clip`` is None and a score is exactly 0 or 1.
-    """
-    if clip is not None:
-        return np.clip(scores, clip, 1.0 - clip)
-    bad = (scores <= 0.0) | (scores >= 1.0)
-    if bad.any():
-        raise ValueError(
-            f"`scores` must lie strictly inside (0, 1) for {owner}, whose features are "
-            f"log-transformed scores; {describe_bad_values(scores, bad)} are exactly 0 or 1. "
-            "Pass clip=1e-12 (or another small eps) to clip scores to [eps, 1 - eps]."
-        )
-    return scores

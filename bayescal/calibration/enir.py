@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 from scipy.special import xlogy
+from sklearn.utils._param_validation import StrOptions
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import check_array_1d, check_choice, check_sample_weight
+from bayescal.validation import check_array_1d, check_sample_weight
 
 __all__ = ["ENIRCalibrator", "NearIsotonicPath", "near_isotonic_path"]
 
@@ -307,6 +308,10 @@ class ENIRCalibrator(BinaryCalibrator):
 
     Parameters
     ----------
+    input : {"score", "decision"}, default="score"
+        What the scores are: probabilities in [0, 1] (``"score"``) or any real
+        numbers such as an SVM's ``decision_function`` (``"decision"``). The
+        map only uses the order of the scores, so both are fitted alike.
     criterion : {"bic", "aic"}, default="bic"
         Score that weights the models on the path: BIC ``-2 loglik + df ln N``
         (Naeini & Cooper) or AIC ``-2 loglik + 2 df``.
@@ -385,11 +390,18 @@ class ENIRCalibrator(BinaryCalibrator):
     True
     """
 
-    def __init__(self, *, criterion: str = "bic") -> None:
+    _score_inputs = ("score", "decision")
+
+    _parameter_constraints: dict = {
+        "input": [StrOptions(set(_score_inputs))],
+        "criterion": [StrOptions({"bic", "aic"})],
+    }
+
+    def __init__(self, *, input: str = "score", criterion: str = "bic") -> None:
+        self.input = input
         self.criterion = criterion
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        check_choice(self.criterion, "criterion", ("bic", "aic"))
         positive = weights > 0
         scores, targets, weights = scores[positive], targets[positive], weights[positive]
         order = np.argsort(scores, kind="stable")

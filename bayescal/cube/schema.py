@@ -101,6 +101,14 @@ _REGISTRY: tuple[MetricInfo, ...] = (
     MetricInfo("ece", "expected calibration error (binary or top-label, equal-width bins)",
                "lower", "probability"),
     MetricInfo("accuracy", "accuracy", "higher", "fraction"),
+    MetricInfo("mcb", "CORP miscalibration of the Brier score (mcb - dsc + unc = brier; NaN "
+               "for multi-class data)", "lower", "squared probability"),
+    MetricInfo("dsc", "CORP discrimination of the Brier score (NaN for multi-class data)",
+               "higher", "squared probability"),
+    MetricInfo("unc", "CORP uncertainty of the Brier score (of the test labels alone, so "
+               "never ranked)", None, "squared probability"),
+    MetricInfo("smooth_ece", "smooth ECE, fixed-point bandwidth (binary or top-label)",
+               "lower", "probability"),
     MetricInfo("rmse_true", "RMSE against the true probabilities", "lower", "probability",
                needs="truth"),
     MetricInfo("mae_true", "MAE against the true probabilities", "lower", "probability",

@@ -78,10 +78,11 @@ class StoreLayout:
         The spec's metrics, in its order.
     probe, probe_scenario : int or None
         Indices of the reference probe and of its raw scenario.
-    tests, baseline, test_metrics, test_train_ratio
-        Significance tests of the summary tables, their baseline scenario,
-        the metrics tested and ``n_test / n_train`` of the protocol (for the
-        corrected resampled t-test).
+    tests, baseline, test_metrics, test_train_ratio, rope
+        Significance tests (per-fold and across datasets), their baseline
+        scenario, the metrics tested, ``n_test / n_train`` of the protocol (for
+        the corrected resampled t-test) and the region of practical
+        equivalence of the Bayesian comparisons.
     keep_posteriors : int
         Draws per chain kept for each Bayesian cell (0: none).
     """
@@ -106,6 +107,7 @@ class StoreLayout:
     baseline: str | None = None
     test_metrics: tuple[str, ...] = ()
     test_train_ratio: float | None = None
+    rope: float = 0.01
     keep_posteriors: int = 0
     format: int = STORE_FORMAT
 
@@ -129,7 +131,7 @@ class StoreLayout:
             metric_names=tuple(spec.metrics.names), probe=probe, probe_scenario=probe_scenario,
             description=spec.description, tests=tuple(spec.tests.names),
             baseline=spec.tests.baseline, test_metrics=tuple(spec.tests.metrics),
-            test_train_ratio=spec.protocol.test_train_ratio,
+            test_train_ratio=spec.protocol.test_train_ratio, rope=spec.tests.rope,
             keep_posteriors=spec.metrics.keep_posteriors,
         )
 

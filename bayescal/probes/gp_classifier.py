@@ -30,7 +30,15 @@ from bayescal.probes.gp_ep import (
     predictive_probability,
     rbf_kernel,
 )
+from bayescal.probes.gp_hyper import (
+    ARD_MAX_RATIO,
+    collapse_failures,
+    dimension_scaled_prior,
+    initial_lengthscale,
+    select_kernel,
+)
 from bayescal.probes.posterior import (
+    PosteriorDiagnosticsWarning,
     PosteriorPredictiveMixin,
     credible_interval,
     summarize_diagnostics,
@@ -125,8 +133,13 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     ----------
     kernel : {"rbf"}, default="rbf"
         Squared-exponential covariance ``sigma_f^2 exp(-0.5 sum_d (x_d - x'_d)^2 / l_d^2)``.
-    ard : bool, default=True
-        One length-scale per input (True) or one shared length-scale.
+    ard : bool or "auto", default="auto"
+        One length-scale per input (True) or one shared length-scale (False).
+        ``"auto"``: EP fits the shared kernel and keeps ARD only when its EP
+        marginal likelihood beats the shared one by more than the BIC penalty
+        ``(D - 1) log(n) / 2``, and tries ARD only while ``D / n <= 0.05``
+        (:data:`bayescal.probes.gp_hyper.ARD_MAX_RATIO`); MCMC/HSGP use ARD
+        exactly when ``D / n <= 0.05``.
     inference : {"ep", "mcmc", "hsgp"}, default="ep"
         Expectation propagation (probit; NumPy/SciPy), NUTS on PyMC's latent GP,
         or NUTS on PyMC's Hilbert-space approximation.
@@ -145,7 +158,9 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         Fix the hyper-parameters (on standardised inputs) instead of giving
         them priors (``mcmc``/``hsgp``) or fitting them (``ep``).
     lengthscale_prior : (float, float), default=(3.0, 3.0)
-        ``InverseGamma(alpha, beta)`` prior of each length-scale.
+        ``InverseGamma(alpha, beta)`` prior of each length-scale divided by
+        ``sqrt(D)`` (the length-scale itself is ``InverseGamma(alpha, beta sqrt(D))``;
+        see Notes).
     amplitude_prior : float, default=2.0
         ``HalfNormal(sigma)`` prior of the amplitude ``sigma_f``.
     sampler : {"nutpie", "pymc"}, default="pymc"
@@ -160,6 +175,11 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         EP convergence tolerance on the site parameters.
     max_sweeps : int, default=200
         Most EP sweeps.
+    n_restarts : int, default=1
+        Extra L-BFGS starts of the EP hyper-parameter search: the best
+        ``1 + n_restarts`` of five screened length-scales around the data's
+        median inter-row distance are optimised and the best optimum kept
+        (:func:`bayescal.probes.gp_hyper.fit_with_restarts`).
     blas_threads : int or None, default=1
         BLAS threads during fit and predict.
     random_state : int, Generator or None, default=None
@@ -183,6 +203,9 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`).
     theta_ : ndarray of shape (n_latent, D + 1)
         ``ep`` only: fitted log length-scales and log amplitude per latent.
+    ard_ : ndarray of bool, shape (n_latent,)
+        Whether each latent's kernel has one length-scale per input (the
+        outcome of ``ard="auto"``).
     ep_results_ : list of EPResult
         ``ep`` only: the converged EP state per latent (sites, Cholesky factor).
     x_mean_, x_scale_ : ndarray of shape (D,)
@@ -196,9 +219,19 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     Notes
     -----
     *Inputs* are standardised with the training mean and standard deviation;
-    the priors (length-scales ``InverseGamma(3, 3)``: mode 0.75, most mass in
-    0.4-4 input standard deviations; amplitude ``HalfNormal(2)``: a probit
-    latent beyond +-4 is saturated) are on that scale.
+    the priors are on that scale. Length-scales: ``InverseGamma(3, 3 sqrt(D))``,
+    i.e. ``l / sqrt(D)`` has mode 0.75 and most mass in 0.4-4: the squared
+    distance between two standardised rows grows like ``2 D``, so a prior that
+    does not grow with ``D`` makes all rows look unrelated on wide data and the
+    fit collapses to probability 0.5 everywhere (Hvarfner et al. 2024).
+    Amplitude ``HalfNormal(2)``: a probit latent beyond +-4 is saturated.
+
+    *Collapse detection* (EP): when the leave-one-out (cavity) predictive
+    probabilities span less than 0.05 while both classes occur, or the EP marginal
+    likelihood is no better than a constant-probability model's, the fit is
+    marked failed in ``diagnostics_`` and a
+    :class:`~bayescal.probes.posterior.PosteriorDiagnosticsWarning` is raised
+    (:func:`bayescal.probes.gp_hyper.collapse_failures`).
 
     *EP* (Rasmussen & Williams 2006, Algorithms 3.5-3.6): the hyper-parameters
     maximise ``log Z_EP + log p(theta)`` (Eq. 3.65 plus the priors above, in
@@ -229,6 +262,8 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     binary Gaussian process classification. JMLR 6, 1679-1704.
     Riutort-Mayol, G. et al. (2023). Practical Hilbert space approximate
     Bayesian Gaussian processes for probabilistic programming. Stat. Comput. 33.
+    Hvarfner, C., Hellsten, E. O. & Nardi, L. (2024). Vanilla Bayesian
+    optimization performs great in high dimensions. ICML.
 
     Examples
     --------
@@ -240,14 +275,14 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     (3, 2)
     """
 
-    def __init__(self, *, kernel: str = "rbf", ard: bool = True, inference: str = "ep",
+    def __init__(self, *, kernel: str = "rbf", ard: bool | str = "auto", inference: str = "ep",
                  likelihood: str = "probit", draws: int = 500, tune: int = 500,
                  chains: int = 2, n_basis: int = 12, hsgp_c: float = 1.5,
                  lengthscale: float | None = None, amplitude: float | None = None,
                  lengthscale_prior: tuple[float, float] = (3.0, 3.0),
                  amplitude_prior: float = 2.0, sampler: str = "pymc", cores: int = 1,
                  ep_mode: str = "parallel", ep_tol: float = 1e-4, max_sweeps: int = 200,
-                 blas_threads: int | None = 1, random_state: Any = None) -> None:
+                 n_restarts: int = 1, blas_threads: int | None = 1, random_state: Any = None) -> None:
         self.kernel = kernel
         self.ard = ard
         self.inference = inference
@@ -266,6 +301,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.ep_mode = ep_mode
         self.ep_tol = ep_tol
         self.max_sweeps = max_sweeps
+        self.n_restarts = n_restarts
         self.blas_threads = blas_threads
         self.random_state = random_state
 
@@ -278,11 +314,12 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         check_choice(self.ep_mode, "ep_mode", ("parallel", "sequential"))
         if self.inference == "ep" and self.likelihood != "probit":
             raise ValueError("`likelihood` must be 'probit' with inference='ep' (EP is probit-only).")
-        if not isinstance(self.ard, (bool, np.bool_)):
-            raise TypeError(f"`ard` must be a bool; got {self.ard!r}.")
+        if not (isinstance(self.ard, (bool, np.bool_)) or self.ard == "auto"):
+            raise TypeError(f"`ard` must be True, False or 'auto'; got {self.ard!r}.")
         for name in ("draws", "chains", "n_basis", "max_sweeps", "cores"):
             check_positive_int(getattr(self, name), name)
         check_positive_int(self.tune, "tune", minimum=0)
+        check_positive_int(self.n_restarts, "n_restarts", minimum=0)
         for name in ("lengthscale", "amplitude"):
             value = getattr(self, name)
             if value is not None and not (np.isfinite(value) and value > 0):
@@ -351,9 +388,15 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.diagnostics_["seconds"] = time.perf_counter() - start
         return self
 
-    def _prior(self) -> HyperPrior:
+    def _prior(self, n_inputs: int) -> HyperPrior:
         a, b = (float(v) for v in self.lengthscale_prior)
-        return HyperPrior(a, b, float(self.amplitude_prior))
+        return dimension_scaled_prior(HyperPrior(a, b, float(self.amplitude_prior)), n_inputs)
+
+    def _use_ard(self, n: int, d: int) -> bool:
+        """ARD for MCMC/HSGP: as given, or (``"auto"``) while ``D / n <= ARD_MAX_RATIO``."""
+        if self.ard == "auto":
+            return bool(d > 1 and d / n <= ARD_MAX_RATIO)
+        return bool(self.ard)
 
     def _fit_ep(self, Xs: np.ndarray, codes: np.ndarray) -> None:
         import xarray as xr
@@ -361,23 +404,16 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         n, d = Xs.shape
         n_classes = self.classes_.size
         targets = [codes == 1] if n_classes == 2 else [codes == k for k in range(n_classes)]
-        fixed = self.lengthscale is not None and self.amplitude is not None
-        n_ls = d if self.ard else 1
-        theta0 = np.zeros(n_ls + 1)
-        if self.lengthscale is not None:
-            theta0[:-1] = np.log(self.lengthscale)
-        if self.amplitude is not None:
-            theta0[-1] = np.log(self.amplitude)
-        thetas, fits = [], []
+        fits, notes, ards, collapse = [], [], [], []
         for target in targets:
             yk = np.where(target, 1.0, -1.0)
-            fit = fit_ep_hyperparameters(
-                Xs, yk, theta0, prior=self._prior(), optimize=not fixed, ard=self.ard,
-                mode=self.ep_mode, tol=float(self.ep_tol), max_sweeps=int(self.max_sweeps),
-                fixed=_fixed_mask(self.lengthscale, self.amplitude, n_ls),
-            )
+            fit, note, ard = self._fit_one_ep(Xs, yk)
             fits.append(fit)
-            thetas.append(fit.theta_full)
+            ards.append(ard)
+            notes.append(note)
+            collapse += collapse_failures(yk, fit.result)
+        thetas = [f.theta_full for f in fits]
+        self.ard_ = np.array(ards)
         self.theta_ = np.array(thetas)
         self.ep_results_ = [f.result for f in fits]
         converged = all(f.result.converged for f in fits)
@@ -405,14 +441,17 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             }
         )
         self.idata_ = xr.DataTree.from_dict({"posterior": post, "ep": ep})
+        failures = ([] if converged else ["EP did not converge"]) + collapse
         self.diagnostics_ = {
             "rhat_max": float("nan"), "ess_bulk_min": float("nan"),
             "ess_tail_min": float("nan"), "divergences": 0, "n_chains": int(self.chains),
             "n_draws": int(self.draws), "sampler": "ep", "seconds": 0.0,
             "ep_sweeps": int(max(f.result.n_sweeps for f in fits)),
             "ep_converged": bool(converged),
+            "ep_evaluations": int(sum(f.n_evaluations for f in fits)),
+            "kernel_choice": "; ".join(notes),
             "optimizer_message": "; ".join(f.optimizer_message for f in fits),
-            "failures": [] if converged else ["EP did not converge"], "converged": converged,
+            "failures": failures, "converged": not failures,
         }
         if not converged:
             warnings.warn(
@@ -422,6 +461,40 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
                 EPConvergenceWarning,
                 stacklevel=3,
             )
+        if collapse:
+            warnings.warn(
+                f"BayesianGPClassifier(ep) posterior failed its diagnostics: {'; '.join(collapse)}. "
+                "The latent GP explains the labels no better than a constant: check the "
+                "inputs' scaling, try ard=False, more `n_restarts`, or fixed `lengthscale`.",
+                PosteriorDiagnosticsWarning,
+                stacklevel=3,
+            )
+
+    def _fit_one_ep(self, Xs: np.ndarray, yk: np.ndarray):
+        """One binary EP latent GP: ``(EPFit, note, ard)``; kernel search unless fixed."""
+        n, d = Xs.shape
+        prior = self._prior(d)
+        options = {"mode": self.ep_mode, "tol": float(self.ep_tol),
+                   "max_sweeps": int(self.max_sweeps)}
+        if self.lengthscale is None and self.amplitude is None:
+            ard = self.ard if isinstance(self.ard, str) else bool(self.ard)
+            choice = select_kernel(Xs, yk, prior=prior, ard=ard,
+                                   n_restarts=int(self.n_restarts), **options)
+            choice.fit.n_evaluations = choice.n_evaluations
+            return choice.fit, "; ".join(choice.notes), choice.ard
+        ard = not isinstance(self.ard, str) and bool(self.ard)
+        n_ls = d if ard else 1
+        theta0 = np.zeros(n_ls + 1)
+        ls0 = initial_lengthscale(Xs) if self.lengthscale is None else float(self.lengthscale)
+        theta0[:-1] = np.log(ls0)
+        if self.amplitude is not None:
+            theta0[-1] = np.log(self.amplitude)
+        fixed = self.lengthscale is not None and self.amplitude is not None
+        fit = fit_ep_hyperparameters(
+            Xs, yk, theta0, prior=prior, optimize=not fixed, ard=ard,
+            fixed=_fixed_mask(self.lengthscale, self.amplitude, n_ls), **options,
+        )
+        return fit, "fixed hyper-parameter(s)", ard
 
     def _fit_mcmc(self, Xs: np.ndarray, codes: np.ndarray, start: float) -> None:
         from bayescal.probes.sampling import sample_posterior
@@ -436,12 +509,13 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             self.hsgp_centre_ = centre
         else:
             boundary = None
-        a, b = (float(v) for v in self.lengthscale_prior)
+        prior = self._prior(d)
+        self.ard_ = np.array([self._use_ard(n, d)] * n_latent)
         hyper = {
             "n_obs": n, "n_latent": n_latent, "n_inputs": d, "inference": self.inference,
-            "likelihood": self.likelihood, "ard": bool(self.ard),
+            "likelihood": self.likelihood, "ard": bool(self.ard_[0]),
             "lengthscale": self.lengthscale, "amplitude": self.amplitude,
-            "ls_alpha": a, "ls_beta": b, "amp_sigma": float(self.amplitude_prior),
+            "ls_alpha": prior.ls_alpha, "ls_beta": prior.ls_beta, "amp_sigma": prior.amp_sigma,
             "n_basis": int(self.n_basis), "boundary": boundary,
         }
         data = {"X": Xs - (self.hsgp_centre_ if self.inference == "hsgp" else 0.0),
@@ -493,7 +567,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         if "lengthscale" in post.data_vars:
             ls = np.asarray(post["lengthscale"]).reshape(n_draws, -1)
         else:
-            ls = np.full((n_draws, d if self.ard else 1), float(self.lengthscale))
+            ls = np.full((n_draws, d if self.ard_[0] else 1), float(self.lengthscale))
         if ls.shape[1] == 1:
             ls = np.repeat(ls, d, axis=1)
         if "amplitude" in post.data_vars:

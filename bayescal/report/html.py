@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from bayescal.report.comparison import metrics_dataset, plot_metric_comparison
+from bayescal.report.corp import CORP_SECTION_NOTE, corp_grid_figure
 from bayescal.report.cube_figures import (
     CubePredictions,
     calibration_map_figure,
@@ -416,7 +417,7 @@ def build_report(
         for d, p in preds.items()
     }
 
-    steps = 1 + len(metrics) + 4 * len(datasets) + sum(len(v) for v in interval_cells.values()) + 1
+    steps = 1 + len(metrics) + 5 * len(datasets) + sum(len(v) for v in interval_cells.values()) + 1
     bar = tqdm(total=steps, desc="report", unit="part", disable=not progress)
     parts: list[str] = []
 
@@ -429,10 +430,14 @@ def build_report(
     step(_study_section(tree))
     parts.append(tables_section(tree, metrics))
     bar.update(len(metrics))
+    from bayescal.report.method_comparison import comparison_section
+
+    parts.append(comparison_section(tree, metrics[0], dpi=dpi))
 
     sections: dict[str, list[str]] = {
         "spread": [],
         "reliability": [],
+        "corp": [],
         "maps": [],
         "truth": [],
         "instances": [],
@@ -448,6 +453,12 @@ def build_report(
             f"<h3>{esc(d)}</h3>"
             + _img(reliability_grid_figure(p, n_bins=n_bins), f"reliability diagrams of {d}", dpi)
         )
+        bar.update(1)
+        corp = corp_grid_figure(p)
+        if corp is not None:
+            sections["corp"].append(
+                f"<h3>{esc(d)}</h3>" + _img(corp, f"CORP reliability diagrams of {d}", dpi)
+            )
         bar.update(1)
         maps = (
             calibration_map_figure(p, raw=raw_index[d], probe=_probe_index(tree, p))
@@ -499,6 +510,9 @@ def build_report(
             "data show the positive class, multi-class data the top label.",
             sections["reliability"],
         )
+    )
+    parts.append(
+        _figure_section("corp", "CORP reliability diagrams", CORP_SECTION_NOTE, sections["corp"])
     )
     parts.append(
         _figure_section(
@@ -560,8 +574,10 @@ def _contents() -> str:
         ("summary", "Summary"),
         ("tables", "Result tables"),
         ("study", "Study"),
+        ("comparison", "Comparison across datasets"),
         ("spread", "Spread over folds"),
         ("reliability", "Reliability diagrams"),
+        ("corp", "CORP reliability diagrams"),
         ("maps", "Calibration maps"),
         ("truth", "Predicted against true probability"),
         ("instances", "Per-instance uncertainty"),

@@ -175,13 +175,17 @@ def _significance(tree: Any, ds: Any, metric: str, alpha: float,
     shape = (len(index), ds.sizes["dataset"])
     none = np.zeros(shape, dtype=bool)
     layout = _layout(tree)
-    if layout is None or not layout.tests or layout.baseline is None:
+    if layout is None or layout.baseline is None:
         return none, None, None, "the spec names none"
     if layout.baseline not in ds["scenario"].values.tolist():
         return none, None, None, f"baseline {layout.baseline!r} not in the cube"
     from bayescal.stats import compare
+    from bayescal.stats.compare import TESTS
 
-    test = layout.tests[0]
+    per_fold = [t for t in layout.tests if t in TESTS]  # across-dataset tests have their own
+    if not per_fold:
+        return none, None, None, "the spec names no per-fold test"
+    test = per_fold[0]
     kwargs: dict[str, float] = {}
     if test == "corrected_resampled_ttest" and layout.test_train_ratio is not None:
         kwargs["test_train_ratio"] = layout.test_train_ratio

@@ -163,9 +163,9 @@ def _undo_fresh_store(store: CellStore, created_root: bool) -> None:
     store.meta_path.unlink(missing_ok=True)
     for sub in ("data", "cells", "tracebacks"):
         shutil.rmtree(store.root / sub, ignore_errors=True)
+    for name in _LOCK_FILES:  # a lock on an unlinked file is re-taken (bayescal.cube.lock)
+        (store.root / name).unlink(missing_ok=True)
     if created_root:
-        for name in _LOCK_FILES:
-            (store.root / name).unlink(missing_ok=True)
         with contextlib.suppress(OSError):
             store.root.rmdir()
 

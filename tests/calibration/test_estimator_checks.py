@@ -38,6 +38,7 @@ from bayescal.calibration import (
     PlattCalibrator,
     TemperatureScaling,
     UndersamplingCorrection,
+    VennAbersCalibrator,
 )
 
 #: Binary calibrators (1-D scores in [0, 1]); one instance per distinct code path.
@@ -54,10 +55,11 @@ BINARY_CALIBRATORS = [
     BetaCalibrator(parameters="am", clip=1e-12),
     UndersamplingCorrection(pi0=0.2),
     ENIRCalibrator(),
+    VennAbersCalibrator(),
 ]
 
 #: Every calibrator, for scikit-learn's own checks.
-ESTIMATORS = [*BINARY_CALIBRATORS, TemperatureScaling()]
+ESTIMATORS = [*BINARY_CALIBRATORS, TemperatureScaling(input="decision")]
 
 _TEMPERATURE_LABELS = (
     "TemperatureScaling's classes are the columns of X (one logit per class), so y must "

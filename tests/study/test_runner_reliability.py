@@ -32,7 +32,7 @@ def _cli(*args: str) -> subprocess.Popen:
 
 def test_two_concurrent_runs_one_runs_one_is_refused(tmp_path, test_estimators_on_path):
     spec_path = tmp_path / "kill.toml"
-    spec_path.write_text(KILL_SPEC)
+    spec_path.write_text(KILL_SPEC.replace("delay = 0.15", "delay = 1.0"))  # ~30 s
     store = tmp_path / "store"
     args = ("run", str(spec_path), "--store", str(store), "--allow-module",
             test_estimators_on_path, "-j", "1", "-q", "--resume")
