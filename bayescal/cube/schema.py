@@ -89,14 +89,23 @@ class MetricInfo:
         return self.direction is not None
 
 
-#: Probabilities are clipped at this value before the log loss (seed 000's tables
-#: and scikit-learn's convention): one zero probability gives a large finite loss.
+#: Default clipping of the true-class probability before the log loss (seed 000's
+#: tables and scikit-learn's convention): one zero probability gives a large finite
+#: loss. A spec may set another per metric (``[metrics] clip = { log_loss = 1e-5 }``,
+#: seed 004's NLS).
 LOG_LOSS_CLIP = 1e-15
 
 _REGISTRY: tuple[MetricInfo, ...] = (
-    MetricInfo("brier", "Brier score (sum over classes, mean over samples)", "lower",
+    MetricInfo("brier", "Brier score, scikit-learn's brier_score_loss (binary: squared error "
+               "of the positive-class probability; multi-class: sum over classes)", "lower",
                "squared probability"),
-    MetricInfo("log_loss", "log loss (true-class probability clipped at 1e-15)", "lower",
+    MetricInfo("brier_sum", "Brier score summed over all classes (seed 000 Eq. 10, its "
+               "binary tables; twice brier for two classes)", "lower", "squared probability"),
+    MetricInfo("brier_class_mean", "Brier score averaged over classes (seed 000 Eq. 10 / K, "
+               "its multi-class tables; equals brier for two classes)", "lower",
+               "squared probability"),
+    MetricInfo("log_loss", "log loss (true-class probability clipped, at 1e-15 unless the spec sets "
+               "metrics.clip)", "lower",
                "nats", clip=LOG_LOSS_CLIP),
     MetricInfo("ece", "expected calibration error (binary or top-label, equal-width bins)",
                "lower", "probability"),

@@ -26,7 +26,13 @@ from bayescal.metrics.intervals import wilson_interval
 from bayescal.metrics.multilabel import ece_per_label, ece_total, ece_weighted, hamming_loss
 from bayescal.metrics.probe import ProbeDistance, probe_distance
 from bayescal.metrics.reliability import ReliabilityCurve, reliability_curve
-from bayescal.metrics.scoring import accuracy, brier_score, log_loss
+from bayescal.metrics.scoring import (
+    accuracy,
+    brier_class_mean,
+    brier_score,
+    brier_sum,
+    log_loss,
+)
 from bayescal.metrics.smooth_ece import SmoothedReliability, smooth_ece, smoothed_reliability
 from bayescal.metrics.truth import mae_true, rmse_true
 from bayescal.metrics.uncertainty import uncertainty
@@ -42,7 +48,9 @@ __all__ = [
     "accuracy",
     "bin_edges",
     "bin_statistics",
+    "brier_class_mean",
     "brier_score",
+    "brier_sum",
     "corp_recalibrate",
     "corp_reliability",
     "ece_per_label",

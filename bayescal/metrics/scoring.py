@@ -1,7 +1,9 @@
 """Proper scoring rules and the classification rate.
 
-``brier_score`` and ``log_loss`` are the two proper scoring rules of the
-small-data calibration thesis (seed ``000_3ea404f3c4f2e30a.txt``, Eqs. 10-11);
+``brier_score`` (scikit-learn's convention), ``brier_sum`` and
+``brier_class_mean`` (the two forms of the thesis' Eq. 10) and ``log_loss`` are
+the proper scoring rules of the small-data calibration thesis (seed
+``000_3ea404f3c4f2e30a.txt``, Eqs. 10-11);
 ``accuracy`` is its classification rate. Losses: lower is better. Accuracy is a
 score: higher is better.
 """
@@ -15,7 +17,7 @@ import numpy as np
 
 from bayescal.metrics._inputs import check_weighted_labels_and_proba
 
-__all__ = ["accuracy", "brier_score", "log_loss"]
+__all__ = ["accuracy", "brier_class_mean", "brier_score", "brier_sum", "log_loss"]
 
 
 def _one_hot(labels: np.ndarray, n_classes: int) -> np.ndarray:
@@ -24,8 +26,14 @@ def _one_hot(labels: np.ndarray, n_classes: int) -> np.ndarray:
     return Y
 
 
+def _squared_errors(y: Any, proba: Any, sample_weight: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per-sample squared error summed over the K classes, the weights and K."""
+    labels, P, w = check_weighted_labels_and_proba(y, proba, sample_weight)
+    return np.sum((_one_hot(labels, P.shape[1]) - P) ** 2, axis=1), w, P.shape[1]
+
+
 def brier_score(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
-    """Multi-class Brier score (mean squared error of the probability vector).
+    """Brier score in scikit-learn's ``brier_score_loss`` convention.
 
     Parameters
     ----------
@@ -40,7 +48,8 @@ def brier_score(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
     Returns
     -------
     float
-        In ``[0, 2]``; 0 for a perfect prediction.
+        Binary: in ``[0, 1]``; ``K > 2`` classes: in ``[0, 2]``. 0 for a
+        perfect prediction.
 
     Raises
     ------
@@ -48,16 +57,64 @@ def brier_score(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
         On NaN/inf, probabilities outside [0, 1], rows not summing to 1, labels
         outside ``0 .. K-1``, mismatched lengths or empty input.
 
+    See Also
+    --------
+    brier_sum : Eq. 10 of the thesis, summed over both classes of a binary problem.
+    brier_class_mean : Eq. 10 divided by the number of classes.
+
     Notes
     -----
-    Eq. 10 of the small-data calibration thesis [1]_:
+    For a binary problem, the mean squared error of the positive-class
+    probability (Brier's original score for one event, Phelps & Woolford's
+    BS [2]_):
+
+    .. math:: \\mathrm{BS} = \\frac{1}{N} \\sum_{i=1}^N (y_i - P(C_1 \\mid x_i))^2 ;
+
+    for ``K > 2`` classes, the squared error of the probability vector summed
+    over the classes (Eq. 10 of [1]_). Both equal scikit-learn's
+    ``brier_score_loss(y, proba)`` (default ``scale_by_half="auto"``). For two
+    classes the sum over both classes is :func:`brier_sum`, exactly twice
+    this value.
+
+    References
+    ----------
+    .. [1] Alasalmi, T. (2021). Uncertainty of classification on limited data.
+       Seed ``000_3ea404f3c4f2e30a.txt``, Section 2.4, Eq. 10.
+    .. [2] Phelps, N. & Woolford, D. G. Platt's scaling after undersampling.
+       Seed ``004_bfebc07763fe5d27.txt``, Section 3.1.3.
+
+    Examples
+    --------
+    >>> round(brier_score([0, 1], [[0.8, 0.2], [0.4, 0.6]]), 12)
+    0.1
+    """
+    per_sample, w, K = _squared_errors(y, proba, sample_weight)
+    return float(np.average(per_sample, weights=w)) / (2.0 if K == 2 else 1.0)
+
+
+def brier_sum(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
+    """Squared error of the probability vector summed over all classes (thesis Eq. 10).
+
+    Parameters
+    ----------
+    y, proba, sample_weight
+        As :func:`brier_score`.
+
+    Returns
+    -------
+    float
+        In ``[0, 2]``; for two classes twice :func:`brier_score`, otherwise equal
+        to it.
+
+    Notes
+    -----
+    Eq. 10 of the small-data calibration thesis [1]_, the "MSE" of its binary
+    Tables 3-5:
 
     .. math:: \\mathrm{MSE} = \\frac{1}{N} \\sum_{i=1}^N \\sum_{j=1}^K
-              (y_{i,j} - P(C_j \\mid x_i))^2
+              (y_{i,j} - P(C_j \\mid x_i))^2 ,
 
-    summed over classes, so for a binary problem it is twice the one-column
-    Brier score; it equals scikit-learn's
-    ``brier_score_loss(y, proba, scale_by_half=False)``.
+    scikit-learn's ``brier_score_loss(y, proba, scale_by_half=False)``.
 
     References
     ----------
@@ -66,12 +123,48 @@ def brier_score(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
 
     Examples
     --------
-    >>> brier_score([0, 1], [[0.8, 0.2], [0.4, 0.6]])
+    >>> round(brier_sum([0, 1], [[0.8, 0.2], [0.4, 0.6]]), 12)
     0.2
     """
-    labels, P, w = check_weighted_labels_and_proba(y, proba, sample_weight)
-    per_sample = np.sum((_one_hot(labels, P.shape[1]) - P) ** 2, axis=1)
+    per_sample, w, _ = _squared_errors(y, proba, sample_weight)
     return float(np.average(per_sample, weights=w))
+
+
+def brier_class_mean(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
+    """Squared error of the probability vector averaged over classes and samples.
+
+    Parameters
+    ----------
+    y, proba, sample_weight
+        As :func:`brier_score`.
+
+    Returns
+    -------
+    float
+        In ``[0, 2/K]``; :func:`brier_sum` divided by the number of classes K.
+
+    Notes
+    -----
+    .. math:: \\frac{1}{NK} \\sum_{i=1}^N \\sum_{j=1}^K
+              (y_{i,j} - P(C_j \\mid x_i))^2 ,
+
+    the per-class mean of Eq. 10 of the thesis [1]_. Its multi-class Tables 6-7
+    print this form: a sum over classes could not give its Abalone and
+    Contraceptive values (e.g. MSE 0.233 at log loss 2.35 on three classes).
+    For two classes it equals :func:`brier_score`.
+
+    References
+    ----------
+    .. [1] Alasalmi, T. (2021). Uncertainty of classification on limited data.
+       Seed ``000_3ea404f3c4f2e30a.txt``, Section 2.4 and Tables 6-7.
+
+    Examples
+    --------
+    >>> round(brier_class_mean([0, 1, 2], [[1, 0, 0], [0, 1, 0], [0, 0.5, 0.5]]), 12)
+    0.055555555556
+    """
+    per_sample, w, K = _squared_errors(y, proba, sample_weight)
+    return float(np.average(per_sample, weights=w)) / K
 
 
 def log_loss(y: Any, proba: Any, *, eps: float | None = None, sample_weight: Any = None) -> float:

@@ -138,7 +138,8 @@ def _one_cell(spec: Spec, task: Task, s: int, data: PreparedData, train: np.ndar
             draws = kept_draws(find_fitted(model, "idata_"), spec.metrics.keep_posteriors) or None
     y_test = data.y[test]
     names = tuple(n for n in spec.metrics.names if n in LABEL_METRICS)
-    values.update(label_metrics(y_test, proba, names, spec.metrics.ece_bins))
+    values.update(label_metrics(y_test, proba, names, spec.metrics.ece_bins,
+                                dict(spec.metrics.clip)))
     if data.p_true is not None and K == 2:
         values.update(truth_metrics(data.p_true[test], proba))
     return CellResult(key, test, proba, interval, values, converged=converged,

@@ -7,16 +7,20 @@ names to the functions that compute them.
 ========== ======================================================= ============
 name       computed by                                             needs
 ========== ======================================================= ============
-brier      :func:`bayescal.metrics.brier_score`                    labels
-log_loss   :func:`bayescal.metrics.log_loss` with the registry's   labels
-           clipping (``1e-15``)
+brier      :func:`bayescal.metrics.brier_score` (scikit-learn's     labels
+           ``brier_score_loss``: binary squared error of the
+           positive-class probability, multi-class sum)
+brier_sum  :func:`bayescal.metrics.brier_sum` (thesis Eq. 10)      labels
+brier_     :func:`bayescal.metrics.brier_class_mean` (Eq. 10 / K)  labels
+class_mean
+log_loss   :func:`bayescal.metrics.log_loss` with the spec's       labels
+           ``metrics.clip`` or the registry's (``1e-15``)
 ece        :func:`bayescal.metrics.expected_calibration_error`     labels
            (``kind="binary"`` for two classes, ``"top_label"``
            otherwise; ``metrics.ece_bins`` equal-width bins)
 accuracy   :func:`bayescal.metrics.accuracy`                       labels
 mcb, dsc,  :func:`bayescal.metrics.score_decomposition` (CORP) of   labels,
-unc        the Brier score, in the convention of ``brier`` (sum     binary
-           over both classes: twice the positive-class terms), so
+unc        the Brier score of the positive-class probability, so   binary
            ``mcb - dsc + unc == brier``; higher ``dsc`` is better
 smooth_ece :func:`bayescal.metrics.smooth_ece` (``kind="binary"``   labels
            for two classes, ``"top_label"`` otherwise)
@@ -27,9 +31,10 @@ probe_*    :func:`bayescal.cube.consolidate.probe_metrics`, at     probe
            worker); NaN for the probe's own cells
 ========== ======================================================= ============
 
-Log loss clips the true-class probability at ``1e-15`` so that a single
-zero probability gives a large finite loss rather than ``inf`` for the whole
-cell (the convention of the seed thesis' tables and scikit-learn).
+Log loss clips the true-class probability (at ``1e-15`` unless the spec's
+``[metrics] clip = { log_loss = ... }`` says otherwise; seed 004 clips at
+``1e-5``) so that a single zero probability gives a large finite loss rather
+than ``inf`` for the whole cell.
 ``mcb``/``dsc``/``unc`` are NaN for multi-class datasets and for a test fold
 holding a single class (CORP needs both outcomes).
 ``rmse_true``/``mae_true`` are recorded (NaN elsewhere) for every dataset with
@@ -39,7 +44,7 @@ a probe, whether or not they are listed in ``metrics.names``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -61,8 +66,11 @@ BRIER_DECOMPOSITION = ("mcb", "dsc", "unc")
 METRICS = metric_names()
 
 
-def _label_functions(n_bins: int) -> dict[str, Callable[[np.ndarray, np.ndarray], float]]:
+def _label_functions(n_bins: int, clip: Mapping[str, float]
+                     ) -> dict[str, Callable[[np.ndarray, np.ndarray], float]]:
     from bayescal import metrics as m
+
+    eps = clip.get("log_loss", metric_info("log_loss").clip)
 
     def ece(y: np.ndarray, P: np.ndarray) -> float:
         kind = "binary" if P.shape[1] == 2 else "top_label"
@@ -73,7 +81,9 @@ def _label_functions(n_bins: int) -> dict[str, Callable[[np.ndarray, np.ndarray]
 
     return {
         "brier": m.brier_score,
-        "log_loss": lambda y, P: m.log_loss(y, P, eps=metric_info("log_loss").clip),
+        "brier_sum": m.brier_sum,
+        "brier_class_mean": m.brier_class_mean,
+        "log_loss": lambda y, P: m.log_loss(y, P, eps=eps),
         "ece": ece,
         "accuracy": m.accuracy,
         "smooth_ece": smooth_ece,
@@ -83,22 +93,26 @@ def _label_functions(n_bins: int) -> dict[str, Callable[[np.ndarray, np.ndarray]
 def brier_decomposition(y: np.ndarray, proba: np.ndarray) -> dict[str, float]:
     """``mcb``, ``dsc`` and ``unc`` of the cube's Brier score (NaN where CORP does not apply).
 
-    The cube's ``brier`` sums the squared error over both classes, twice the
-    positive-class Brier score that :func:`bayescal.metrics.score_decomposition`
-    decomposes, so each term is doubled and ``mcb - dsc + unc == brier``.
+    The cube's ``brier`` is the positive-class Brier score that
+    :func:`bayescal.metrics.score_decomposition` decomposes, so
+    ``mcb - dsc + unc == brier``.
     """
     if proba.shape[1] != 2 or np.unique(y).size < 2:
         return dict.fromkeys(BRIER_DECOMPOSITION, float("nan"))
     from bayescal.metrics import score_decomposition
 
     d = score_decomposition(y, proba[:, 1], score="brier")
-    return {"mcb": 2.0 * d.mcb, "dsc": 2.0 * d.dsc, "unc": 2.0 * d.unc}
+    return {"mcb": d.mcb, "dsc": d.dsc, "unc": d.unc}
 
 
 def label_metrics(y: np.ndarray, proba: np.ndarray, names: tuple[str, ...],
-                  n_bins: int) -> dict[str, float]:
-    """The label-based metrics ``names`` of one cell's test predictions."""
-    funcs = _label_functions(n_bins)
+                  n_bins: int, clip: Mapping[str, float] | None = None) -> dict[str, float]:
+    """The label-based metrics ``names`` of one cell's test predictions.
+
+    ``clip`` maps a metric name to its probability clipping (the spec's
+    ``metrics.clip``); metrics not in it use the registry's.
+    """
+    funcs = _label_functions(n_bins, clip or {})
     out = {name: float(funcs[name](y, proba)) for name in names if name in funcs}
     if any(name in BRIER_DECOMPOSITION for name in names):
         terms = brier_decomposition(y, proba)

@@ -53,6 +53,7 @@ The format, with every section (see ``models/quickstart.toml``)::
     [metrics]
     names = ["brier", "log_loss", "ece", "accuracy"]
     ece_bins = 10
+    clip = { log_loss = 1e-5 }  # per-metric probability clipping (default: registry's)
     probe = "blr"              # reference probe (a classifier name)
     probe_interval = 0.9
     keep_posteriors = 100      # keep this many draws per chain of Bayesian cells
@@ -80,6 +81,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bayescal.cube.schema import METRICS as METRIC_REGISTRY
 from bayescal.study.data import check_dataset_source
 from bayescal.study.imports import (
     DEFAULT_ALLOWED_MODULES,
@@ -225,6 +227,7 @@ class MetricsSpec:
 
     names: tuple[str, ...] = ("brier", "log_loss", "ece", "accuracy")
     ece_bins: int = 10
+    clip: tuple[tuple[str, float], ...] = ()
     probe: str | None = None
     probe_interval: float = 0.9
     keep_posteriors: int = 0
@@ -481,8 +484,20 @@ def _check_overrides(r: _Reader, datasets: tuple[DatasetSpec, ...],
             _check_estimator(r, EstimatorSpec(target.path, target.params + params), key, allowed)
 
 
+def _parse_clip(r: _Reader, raw: Any) -> tuple[tuple[str, float], ...]:
+    clippable = [name for name, info in METRIC_REGISTRY.items() if info.clip is not None]
+    tab = r.table(raw, "metrics.clip", clippable)
+    out = []
+    for name, value in tab.items():
+        v = r.typed(value, f"metrics.clip.{name}", float, "a number")
+        if not 0 < v < 0.5:
+            raise r.fail(f"metrics.clip.{name}", f"must lie in (0, 0.5), got {v}")
+        out.append((name, float(v)))
+    return tuple(out)
+
+
 def _parse_metrics(r: _Reader, raw: Any, classifiers: tuple[str, ...]) -> MetricsSpec:
-    tab = r.table(raw, "metrics", ("names", "ece_bins", "probe", "probe_interval",
+    tab = r.table(raw, "metrics", ("names", "ece_bins", "clip", "probe", "probe_interval",
                                    "keep_posteriors"))
     out: dict[str, Any] = {}
     if "names" in tab:
@@ -496,6 +511,8 @@ def _parse_metrics(r: _Reader, raw: Any, classifiers: tuple[str, ...]) -> Metric
         if v < 1:
             raise r.fail("metrics.ece_bins", f"must be >= 1, got {v}")
         out["ece_bins"] = v
+    if "clip" in tab:
+        out["clip"] = _parse_clip(r, tab["clip"])
     if "probe" in tab:
         p = r.typed(tab["probe"], "metrics.probe", str, "a classifier name")
         if p not in classifiers:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
 
-from bayescal.metrics import accuracy, brier_score, log_loss
+from bayescal.metrics import accuracy, brier_class_mean, brier_score, brier_sum, log_loss
 
 
 def _random_problem(seed: int, n: int = 200, k: int = 4):
@@ -22,18 +22,25 @@ def _random_problem(seed: int, n: int = 200, k: int = 4):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("k", [2, 3, 5])
-def test_brier_equals_sklearn_unscaled(seed, k):
+def test_brier_forms_equal_sklearn(seed, k):
     y, P = _random_problem(seed, k=k)
-    expected = brier_score_loss(y, P, scale_by_half=False)
-    assert brier_score(y, P) == pytest.approx(expected, rel=1e-12)
+    # brier: scikit-learn's default convention; brier_sum: its unscaled form
+    assert brier_score(y, P) == pytest.approx(brier_score_loss(y, P), rel=1e-12)
+    unscaled = brier_score_loss(y, P, scale_by_half=False)
+    assert brier_sum(y, P) == pytest.approx(unscaled, rel=1e-12)
+    assert brier_class_mean(y, P) == pytest.approx(unscaled / k, rel=1e-12)
 
 
-def test_binary_brier_is_twice_the_one_column_score():
+def test_binary_brier_forms_against_the_one_column_score():
     rng = np.random.default_rng(3)
     p = rng.uniform(size=100)
     y = rng.integers(0, 2, size=100)
-    assert brier_score(y, p) == pytest.approx(2 * np.mean((p - y) ** 2))
-    assert brier_score(y, p) == pytest.approx(2 * brier_score_loss(y, p))
+    one_column = np.mean((p - y) ** 2)
+    assert brier_score(y, p) == pytest.approx(one_column)
+    assert brier_score(y, p) == pytest.approx(brier_score_loss(y, p))
+    assert brier_sum(y, p) == pytest.approx(2 * one_column)
+    assert brier_class_mean(y, p) == pytest.approx(one_column)
+    assert 0.0 <= brier_score(y, p) <= 1.0
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -48,6 +55,9 @@ def test_weighted_scores_equal_sklearn():
     w = np.random.default_rng(7).uniform(0.1, 2.0, size=y.shape[0])
     assert log_loss(y, P, sample_weight=w) == pytest.approx(sk_log_loss(y, P, sample_weight=w))
     assert brier_score(y, P, sample_weight=w) == pytest.approx(
+        brier_score_loss(y, P, sample_weight=w)
+    )
+    assert brier_sum(y, P, sample_weight=w) == pytest.approx(
         brier_score_loss(y, P, sample_weight=w, scale_by_half=False)
     )
 
@@ -80,6 +90,8 @@ def test_hand_computed_values():
         (0.3**2 + 0.2**2 + 0.1**2) + (0.1**2 + 0.2**2 + 0.1**2) + (0.3**2 + 0.3**2 + 0.6**2)
     ) / 3
     assert brier_score(y, P) == pytest.approx(expected_brier)
+    assert brier_sum(y, P) == pytest.approx(expected_brier)
+    assert brier_class_mean(y, P) == pytest.approx(expected_brier / 3)
     assert log_loss(y, P) == pytest.approx(-(np.log(0.7) + np.log(0.8) + np.log(0.4)) / 3)
     assert accuracy(y, P) == pytest.approx(1.0)
     assert accuracy([1, 1, 1], P) == pytest.approx(1 / 3)

@@ -17,8 +17,11 @@ def test_label_metrics_match_sklearn():
     y = rng.integers(0, 2, 200)
     p = rng.uniform(0.01, 0.99, 200)
     P = np.column_stack([1 - p, p])
-    got = label_metrics(y, P, ("brier", "log_loss", "accuracy"), 10)
-    assert got["brier"] == pytest.approx(2 * brier_score_loss(y, p))
+    got = label_metrics(y, P, ("brier", "brier_sum", "brier_class_mean", "log_loss",
+                               "accuracy"), 10)
+    assert got["brier"] == pytest.approx(brier_score_loss(y, p))
+    assert got["brier_sum"] == pytest.approx(brier_score_loss(y, P, scale_by_half=False))
+    assert got["brier_class_mean"] == pytest.approx(brier_score_loss(y, p))
     assert got["log_loss"] == pytest.approx(log_loss(y, P))
     assert got["accuracy"] == pytest.approx(np.mean((p > 0.5) == y))
 
@@ -29,6 +32,9 @@ def test_log_loss_is_clipped_not_infinite():
         0.0, abs=1e-12)
     wrong = label_metrics(np.array([1, 0]), P, ("log_loss",), 10)["log_loss"]
     assert wrong == pytest.approx(-np.log(1e-15))
+    # a spec's per-metric clipping (seed 004 clips its NLS at 1e-5)
+    wide = label_metrics(np.array([1, 0]), P, ("log_loss",), 10, {"log_loss": 1e-5})
+    assert wide["log_loss"] == pytest.approx(-np.log(1e-5))
 
 
 def test_truth_and_probe_metrics():
@@ -74,7 +80,8 @@ def test_brier_decomposition_sums_to_the_cube_brier_and_smooth_ece_is_recorded()
     P = np.column_stack([1 - p, p])
     got = label_metrics(y, P, ("brier", "mcb", "dsc", "unc", "smooth_ece"), 10)
     assert got["mcb"] - got["dsc"] + got["unc"] == pytest.approx(got["brier"], abs=1e-12)
-    assert got["mcb"] == pytest.approx(2 * score_decomposition(y, p).mcb, abs=1e-15)
+    assert got["brier"] == pytest.approx(np.mean((P[:, 1] - y) ** 2))
+    assert got["mcb"] == pytest.approx(score_decomposition(y, p).mcb, abs=1e-15)
     assert got["smooth_ece"] == smooth_ece(y, p)
 
 

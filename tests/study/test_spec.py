@@ -69,6 +69,12 @@ BAD_SPECS = [
      "scenarios.sigmoid_cv.calibrator", "takes no calibrator"),
     (_replace('[metrics]\nnames = ["brier"', '[metrics]\nnames = ["brierr"'),
      "metrics.names", "unknown metric 'brierr'"),
+    (_replace('[metrics]\n', '[metrics]\nclip = { brier = 1e-5 }\n'),
+     "metrics.clip.brier", "unknown key"),
+    (_replace('[metrics]\n', '[metrics]\nclip = { log_loss = 0.7 }\n'),
+     "metrics.clip.log_loss", "must lie in"),
+    (_replace('[metrics]\n', '[metrics]\nclip = { log_loss = "small" }\n'),
+     "metrics.clip.log_loss", "expected a number"),
     (TINY_SPEC + '\n[tests]\nnames = ["paired_ttest_5x2cv"]\nbaseline = "raw"\n',
      "tests.names", "needs protocol.kind = 'cv5x2'"),
     (TINY_SPEC + '\n[tests]\nnames = ["cv_ttest"]\nbaseline = "isotonic"\n',
@@ -262,3 +268,9 @@ def test_method_comparison_tests_in_spec():
     assert spec.tests.names == ("cv_ttest", "friedman", "hierarchical")
     assert spec.tests.rope == 0.0
     assert parse_spec(TINY_SPEC + '\n[tests]\nnames = ["friedman"]\n').tests.baseline is None
+
+
+def test_per_metric_clip_is_parsed(tmp_path):
+    spec = load_spec(_write(tmp_path, _replace('[metrics]\n',
+                                                '[metrics]\nclip = { log_loss = 1e-5 }\n')))
+    assert spec.metrics.clip == (("log_loss", 1e-5),)
