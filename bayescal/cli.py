@@ -287,3 +287,7 @@ main.add_command(compare_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+from bayescal.reproduce.command import reproduce_command  # noqa: E402
+
+main.add_command(reproduce_command)

@@ -1,0 +1,180 @@
+"""The reproductions under ``models/reproductions/``, one folder each.
+
+A folder holds::
+
+    reproduction.toml   # what is reproduced, its sizes, metric units, figures
+    paper.csv           # the paper's numbers (one value a line, citing its source)
+    thresholds.toml     # agreement the full size reaches; the quick size's, loosened
+    quick.toml, ...     # the study specs of each size and block
+
+``reproduction.toml``::
+
+    [reproduction]
+    title = "..."
+    source = "004_bfebc07763fe5d27.txt"       # the seed file
+    tables = "Section 3, Tables 1-4"
+    figures = "Figs. 3-5"
+    row = ["block", "dataset", "classifier"]  # columns of paper.csv naming a row
+    quick_seconds = 150                        # measured run times (loaded machine)
+    full_seconds = 1500
+
+    [runs.quick]                               # block -> spec, per size
+    cal1e5 = "quick.toml"
+    [runs.full]
+    cal1e5 = "full_1e5.toml"
+
+    [metrics.RMSE]                             # the paper's metric name
+    cube = "rmse_true"                         # a cube metric (bayescal.cube.schema)
+    scale = 1e4                                # paper value = cube value x scale
+
+    [[figures]]
+    name = "fig3"
+    block = "cal1e6"
+    dataset = "rate_0022"
+    classifier = "perfect"
+    caption = "..."
+
+``paper.csv`` columns: the ``row`` columns, ``method`` (a scenario name of the
+specs), ``metric`` (a key of ``[metrics]``), ``value`` (as printed) and
+``source`` (file, section and table).
+"""
+
+from __future__ import annotations
+
+import csv
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bayescal.cube.schema import metric_info
+
+__all__ = ["DEFAULT_ROOT", "Reproduction", "list_reproductions", "load_reproduction"]
+
+#: The reproductions shipped with the repository.
+DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "models" / "reproductions"
+
+_SIZES = ("quick", "full")
+_THRESHOLDS = ("best_share", "pairs_share", "ratio_median")
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """One reproduction, loaded and checked (see the module docstring)."""
+
+    id: str
+    folder: Path
+    title: str
+    source: str
+    tables: str
+    figures: str
+    row: tuple[str, ...]
+    runs: dict[str, dict[str, Path]]
+    metrics: dict[str, dict[str, Any]]
+    paper: list[dict[str, str]]
+    thresholds: dict[str, dict[str, dict[str, Any]]]
+    figure_specs: tuple[dict[str, Any], ...] = ()
+    quick_seconds: float | None = None
+    full_seconds: float | None = None
+    notes: str = field(default="")
+
+
+def _fail(path: Path, key: str, reason: str) -> ValueError:
+    return ValueError(f"{path}: {key}: {reason}")
+
+
+def load_reproduction(name: str, *, root: str | Path | None = None) -> Reproduction:
+    """Load and check the reproduction ``name`` (a folder of ``root``).
+
+    Parameters
+    ----------
+    name : str
+        The reproduction's id (its folder name).
+    root : path, optional
+        Folder of reproductions (default: the repository's
+        ``models/reproductions``).
+
+    Raises
+    ------
+    ValueError
+        If the folder is missing (the message lists those present) or a file
+        is wrong (the message names the file and key).
+    """
+    base = Path(root) if root is not None else DEFAULT_ROOT
+    folder = base / name
+    meta_path = folder / "reproduction.toml"
+    if not meta_path.is_file():
+        raise ValueError(f"unknown reproduction {name!r} in {base}; known: {_ids(base)}. "
+                         "Run `bayescal reproduce --list`.")
+    meta = tomllib.loads(meta_path.read_text())
+    head = meta.get("reproduction", {})
+    for key in ("title", "source", "tables", "row"):
+        if key not in head:
+            raise _fail(meta_path, f"reproduction.{key}", "missing")
+    runs: dict[str, dict[str, Path]] = {}
+    for size in _SIZES:
+        blocks = meta.get("runs", {}).get(size)
+        if not blocks:
+            raise _fail(meta_path, f"runs.{size}", "missing: name a spec per block")
+        runs[size] = {}
+        for block, spec in blocks.items():
+            if not (folder / spec).is_file():
+                raise _fail(meta_path, f"runs.{size}.{block}", f"no spec file {spec!r}")
+            runs[size][block] = folder / spec
+    metrics = meta.get("metrics", {})
+    for label, m in metrics.items():
+        if "cube" not in m:
+            raise _fail(meta_path, f"metrics.{label}.cube", "missing")
+        metric_info(m["cube"])  # a registered cube metric (ValueError otherwise)
+    paper = _read_paper(folder / "paper.csv", tuple(head["row"]), metrics)
+    th_path = folder / "thresholds.toml"
+    thresholds = tomllib.loads(th_path.read_text()) if th_path.is_file() else {}
+    for size in _SIZES:
+        for label, t in thresholds.get(size, {}).items():
+            if label not in metrics:
+                raise _fail(th_path, f"{size}.{label}", f"unknown metric; known: {list(metrics)}")
+            for key in t:
+                if key not in _THRESHOLDS:
+                    raise _fail(th_path, f"{size}.{label}.{key}",
+                                f"unknown threshold; known: {_THRESHOLDS}")
+    return Reproduction(
+        id=name, folder=folder, title=head["title"], source=head["source"],
+        tables=head["tables"], figures=head.get("figures", ""), row=tuple(head["row"]),
+        runs=runs, metrics=metrics, paper=paper, thresholds=thresholds,
+        figure_specs=tuple(meta.get("figures", ())),
+        quick_seconds=head.get("quick_seconds"), full_seconds=head.get("full_seconds"),
+        notes=head.get("notes", ""))
+
+
+def _read_paper(path: Path, row: tuple[str, ...], metrics: dict[str, Any]) -> list[dict[str, str]]:
+    if not path.is_file():
+        raise _fail(path, "<file>", "missing: the paper's numbers")
+    with path.open(newline="") as f:
+        lines = list(csv.DictReader(f))
+    need = [*row, "method", "metric", "value", "source"]
+    if not lines or any(c not in lines[0] for c in need):
+        raise _fail(path, "<header>", f"needs the columns {need}")
+    for i, line in enumerate(lines, start=2):
+        if line["metric"] not in metrics:
+            raise _fail(path, f"line {i}", f"metric {line['metric']!r} not in reproduction.toml "
+                        f"[metrics] {list(metrics)}")
+        try:
+            float(line["value"])
+        except ValueError:
+            raise _fail(path, f"line {i}", f"value {line['value']!r} is not a number") from None
+        if not line["source"].strip():
+            raise _fail(path, f"line {i}", "cites no source")
+    return lines
+
+
+def _ids(root: Path) -> list[str]:
+    return [p.parent.name for p in sorted(root.glob("*/reproduction.toml"))]
+
+
+def list_reproductions(root: str | Path | None = None) -> list[Reproduction]:
+    """Every reproduction of ``root`` (default: the repository's), loaded and checked."""
+    base = Path(root) if root is not None else DEFAULT_ROOT
+    if not base.is_dir():
+        raise ValueError(f"no reproductions folder {base}; pass root= (--root) the "
+                         "repository's models/reproductions.")
+    return [load_reproduction(i, root=base) for i in _ids(base)]
