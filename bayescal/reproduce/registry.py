@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import csv
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +76,6 @@ class Reproduction:
     figure_specs: tuple[dict[str, Any], ...] = ()
     quick_seconds: float | None = None
     full_seconds: float | None = None
-    notes: str = field(default="")
 
 
 def _fail(path: Path, key: str, reason: str) -> ValueError:
@@ -111,6 +110,9 @@ def load_reproduction(name: str, *, root: str | Path | None = None) -> Reproduct
     for key in ("title", "source", "tables", "row"):
         if key not in head:
             raise _fail(meta_path, f"reproduction.{key}", "missing")
+    if "block" not in head["row"]:
+        raise _fail(meta_path, "reproduction.row", f"must name the 'block' column (the runs' "
+                    f"keys); got {head['row']!r}")
     runs: dict[str, dict[str, Path]] = {}
     for size in _SIZES:
         blocks = meta.get("runs", {}).get(size)
@@ -127,6 +129,12 @@ def load_reproduction(name: str, *, root: str | Path | None = None) -> Reproduct
             raise _fail(meta_path, f"metrics.{label}.cube", "missing")
         metric_info(m["cube"])  # a registered cube metric (ValueError otherwise)
     paper = _read_paper(folder / "paper.csv", tuple(head["row"]), metrics)
+    blocks = {line["block"] for line in paper}
+    for size, by_block in runs.items():
+        for block in by_block:
+            if block not in blocks:
+                raise _fail(meta_path, f"runs.{size}.{block}",
+                            f"no line of paper.csv has this block; its blocks: {sorted(blocks)}")
     th_path = folder / "thresholds.toml"
     thresholds = tomllib.loads(th_path.read_text()) if th_path.is_file() else {}
     for size in _SIZES:
@@ -142,8 +150,7 @@ def load_reproduction(name: str, *, root: str | Path | None = None) -> Reproduct
         tables=head["tables"], figures=head.get("figures", ""), row=tuple(head["row"]),
         runs=runs, metrics=metrics, paper=paper, thresholds=thresholds,
         figure_specs=tuple(meta.get("figures", ())),
-        quick_seconds=head.get("quick_seconds"), full_seconds=head.get("full_seconds"),
-        notes=head.get("notes", ""))
+        quick_seconds=head.get("quick_seconds"), full_seconds=head.get("full_seconds"))
 
 
 def _read_paper(path: Path, row: tuple[str, ...], metrics: dict[str, Any]) -> list[dict[str, str]]:

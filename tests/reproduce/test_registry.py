@@ -54,6 +54,12 @@ def test_no_reproductions_folder(tmp_path):
         (d / "reproduction.toml").read_text().replace('cube = "brier"', 'cube = "bs"')),
      "unknown metric 'bs'"),
     (lambda d: (d / "quick.toml").unlink(), "runs.quick.cal1e5: no spec file"),
+    (lambda d: (d / "reproduction.toml").write_text(
+        (d / "reproduction.toml").read_text().replace("cal1e5 = \"quick", "cal2 = \"quick")),
+     "runs.quick.cal2: no line of paper.csv"),
+    (lambda d: (d / "reproduction.toml").write_text(
+        (d / "reproduction.toml").read_text().replace('row = ["block", ', "row = [")),
+     "must name the 'block' column"),
     (lambda d: (d / "thresholds.toml").write_text("[quick.RMSE]\nbest = 1\n"),
      "quick.RMSE.best: unknown threshold"),
     (lambda d: (d / "paper.csv").write_text(
