@@ -93,70 +93,94 @@ print(quick_disagreements.to_string())
 # %% [markdown]
 # ### Quick size
 #
-# Every disagreement at the quick size is of one of three kinds; the list above is
-# checked against them below.
+# Fourteen rows of 48 have another strict best method at the quick size (measured;
+# the run is seeded; with ties at the paper's precision counted, 8 remain).
+# Each is of one of three kinds, and the cell below checks that every row listed
+# above is one of them:
 #
-# * **Isotonic regression and the GAMs with five times less calibration data.** At
-#   20 000 rows (about 44 positives at the 0.0022 base rate) the flexible methods
-#   lose ground to the two-parameter Platt fits; at the full size they recover
-#   (below).
-# * **A GAM that reduces to its Platt fit.** Where UBRE chooses the linear fit, PS
-#   and PS w/ GAM (or PS w/ logit and PS w/ logit and GAM) give the same predictions,
-#   so the "best" is a tie that the paper's printed numbers break one way and ours
-#   the other.
-# * **BS and NLS at the 0.0022 base rate** depend on the test labels as much as on
-#   the method: 100 000 test rows hold about 220 positives, and methods differ in the
-#   fifth significant figure.
+# * **A tie (gap under 0.01 %).** Where UBRE chooses the linear fit, a GAM *is* its
+#   Platt fit (PS and PS w/ GAM, or PS w/ logit and PS w/ logit and GAM give the same
+#   predictions), so the best is a tie that the paper's printed numbers break one way
+#   and ours the other. Nine rows.
+# * **BS and NLS within 0.1 %.** Both depend on the test labels as much as on the
+#   method; our test draw is not the paper's, and methods differ in the fifth
+#   significant figure. Three rows.
+# * **The 0.0022 base rate with 20 000 calibration rows** (about 44 positives; the
+#   paper's block has 220). RMSE and MAE, noisy base model: the analytical correction
+#   (which needs no calibration data) beats PS w/ logit by 8 % -- the paper already
+#   has it second best at 1e5 rows and explains that more calibration data is what
+#   lets the Platt variants pass it (its §3.2.4). RMSE, base model towards 0.5: PS
+#   (= PS w/ GAM) beats PS w/ logit, as the paper's Theorem 2 predicts; the paper's
+#   own table has PS w/ logit winning there and calls it "randomness in the
+#   simulation" (its §3.2.2). Two rows plus the MAE twin.
+#
+# At full size the third kind disappears; the rows that still disagree there are
+# discussed below.
 
 # %%
-flexible = {"isotonic", "ps_gam", "ps_logit_gam"}
+def kind_of(r: pd.Series) -> str | None:
+    gap = abs(r["our gap to the paper's best (%)"])
+    if gap < 0.01:
+        return "tie"
+    if r["metric"] in ("BS", "NLS") and gap < 0.1:
+        return "test-label noise"
+    if r["dataset"] == "rate_0022":
+        return "44 positives in the calibration set"
+    return None
+
+
 for _, r in quick_disagreements.iterrows():
-    explained = (r["ours best"] in flexible or bool(set(r["paper best"].split(", ")) & flexible)
-                 or r["metric"] in ("BS", "NLS") or abs(r["our gap to the paper's best (%)"]) < 5)
-    print(f"{r['metric']:>5} {r['dataset']} {r['classifier']:<16} explained: {explained}")
-    assert explained, r.to_dict()
+    kind = kind_of(r)
+    print(f"{r['metric']:>5} {r['dataset']} {r['classifier']:<16} {kind}")
+    assert kind is not None, r.to_dict()
 
 # %% [markdown]
-# ## At full size (measured once, 1e5 block)
+# ## At full size (measured once, both blocks)
 #
 # `bayescal reproduce seed004_tables1_4 --full` on the shared 2-core machine under
-# load: the 1e5 block (100 000 calibration rows, 1 000 000 test rows, 72 cells) ran
-# in 564 s. Agreement with the paper's Tables 1-4, that block:
+# load: the 1e5 block (100 000 calibration rows, 1 000 000 test rows, 72 cells) ran in
+# 564 s, the 1e6 block in 547 s. Agreement with the paper's Tables 1-4 (rows: 12 per
+# block; ties at the paper's printed precision count as best on both sides):
 #
-# | metric | best method matched | pairs in the same order | ours / paper: median [range] |
+# | metric | best matched 1e5 / 1e6 | pairs in order, both blocks | ours / paper: median [range] |
 # | --- | --- | --- | --- |
-# | RMSE | 12 / 12 | 163 / 171 (95.3 %) | 0.972 [0.335, 3.639] |
-# | MAE | 9 / 12 | 160 / 176 (90.9 %) | 0.999 [0.378, 2.289] |
-# | BS | 12 / 12 | 93 / 95 (97.9 %) | 1.000 [0.996, 1.077] |
-# | NLS | 11 / 12 | 162 / 171 (94.7 %) | 1.000 [0.995, 1.066] |
+# | RMSE | 12/12, 12/12 | 330/348 (94.8 %) | 0.987 [0.234, 3.639] |
+# | MAE | 10/12, 12/12 | 324/350 (92.6 %) | 0.996 [0.275, 2.289] |
+# | BS | 12/12, 12/12 | 182/188 (96.8 %) | 1.002 [0.996, 1.077] |
+# | NLS | 11/12, 6/12 | 314/339 (92.6 %) | 1.002 [0.995, 1.066] |
 #
-# The four disagreements on the best method at full size, one by one:
+# The disagreements on the best method at full size:
 #
-# 1. **MAE, rate 0.0022, noisy base model**: the paper's best is PS w/ logit (3.52),
-#    ours the analytical correction (3.49, with PS w/ logit at 3.52 exactly the
-#    paper's value). A 1 % gap between two methods; the analytical correction
-#    needs no calibration data, so its error is the base model's noise seen on a
-#    different test draw.
-# 2. **MAE, rate 0.0022, base model towards 0 and 1**: the paper's PS w/ logit
-#    (1.11) beats its PS w/ logit and GAM (2.69); ours tie at 1.46, because UBRE
-#    chose the linear fit, which *is* PS w/ logit. The paper's mgcv fit kept a
-#    wiggle at 2 200 positives; ours did not. Same origin as the low ratios (0.34,
-#    0.38) of PS w/ logit and GAM at rate 0.0022, perfect model: the paper's GAM
-#    value there (4.51) equals its plain PS value, ours (1.51) its PS w/ logit value.
-# 3. **MAE, rate 0.1109, towards 0.5**: the paper has PS = PS w/ GAM (13.23) best;
-#    ours PS w/ logit and GAM (5.92) against PS (6.11) -- both half the paper's
-#    value. PS is correctly specified for this base model (the paper's Theorem 2), so
-#    its error is pure estimation noise of one calibration draw; the RMSE order
-#    agrees with the paper.
-# 4. **NLS, rate 0.0022, noisy base model**: the paper's analytical (14 702) beats
-#    PS w/ logit (14 712) by 0.07 %; ours reverse by 0.02 % (15 212.7 vs 15 209.7).
-#    NLS is a sum over test labels and our test draw differs from the paper's (about
-#    2 200 positives in 10^6 rows): the ratio of ours to the paper's NLS is 1.034
-#    for every method in that row, a property of the draw, not the methods.
+# 1. **MAE, 1e5 block, rate 0.0022, noisy base model**: the paper's best is PS w/
+#    logit (3.52), ours the analytical correction (3.49, with PS w/ logit at 3.52,
+#    the paper's value). A 1 % gap; the analytical correction needs no calibration
+#    data, so its error is the base model's noise seen on a different test draw.
+# 2. **MAE, 1e5 block, rate 0.1109, towards 0.5**: the paper has PS = PS w/ GAM
+#    (13.23) best; ours PS w/ logit and GAM (5.92) against PS (6.11) -- both half the
+#    paper's value. PS is correctly specified for this base model (the paper's
+#    Theorem 2), so its error is the estimation noise of one calibration draw; the
+#    RMSE order agrees with the paper.
+# 3. **NLS: 1 row of the 1e5 block, 6 of the 1e6 block.** NLS sums the log loss over
+#    the test labels. Our test draw is not the paper's: every method's NLS in a row
+#    moves together by up to 7 % (ratios 0.995-1.066), while at 1e6 calibration rows
+#    the methods the paper ranks first differ by 1-10 nats in 95 000-320 000 (e.g.
+#    rate 0.0208, perfect model: the paper's 94 812 / 94 812 / 94 813 for PS w/ logit,
+#    analytical, PS w/ GAM; ours 95 199.2 / 95 199.1 / 95 197.0). Which of such
+#    near-ties wins is decided by the test draw, not by the method; RMSE and MAE
+#    against the true probabilities, which do not depend on the test labels, match
+#    in 24 and 22 of 24 rows. The pairs the paper separates clearly stay in order
+#    (92.6 %).
 #
-# The largest ratios (3.64 for RMSE, rate 0.0208) are PS w/ logit on the perfect
-# model and PS on the model towards 0.5 -- the same number twice, in the paper
-# (2.05, 2.05) as in ours (7.46, 7.46), because Eq. 7 is a logistic transform of
+# The ties rule matters in rows like MAE, 1e5 block, rate 0.0022, towards 0 and 1:
+# the paper's PS w/ logit (1.11) beats its PS w/ logit and GAM (2.69); ours tie at
+# 1.46 because UBRE chose the linear fit, which *is* PS w/ logit. The paper's mgcv fit
+# kept a wiggle at 2 200 positives; ours did not -- the same origin as the low ratios
+# (0.34, 0.38) of PS w/ logit and GAM at rate 0.0022, perfect model: the paper's GAM
+# value there (4.51) equals its plain PS value, ours (1.51) its PS w/ logit value.
+#
+# The largest ratio (3.64 for RMSE, 1e5 block, rate 0.0208) is PS w/ logit on the
+# perfect model and PS on the model towards 0.5 -- the same number twice, in the
+# paper (2.05, 2.05) as in ours (7.46, 7.46), because Eq. 7 is a logistic transform of
 # the logit, so Platt's scaling on its score is Platt's scaling on the perfect
 # model's logit. Both fits are correctly specified; their error is the sampling
 # error of two fitted parameters from one calibration draw, which varies between

@@ -5,7 +5,9 @@ in the paper's units. A *row* is one line of the paper's table in which methods
 compete (e.g. seed 004: one calibration size, base rate, base model and metric).
 
 * **best matched** — rows where our best method is among the paper's best
-  (methods tied at the paper's printed precision all count as best);
+  (methods tied at the paper's printed precision all count as best, on both
+  sides: with a ``paper_text`` column, ours are rounded to the decimals the
+  paper printed before the best are picked);
 * **pairs in order** — over every row and every pair of methods the paper
   tells apart (unequal printed values), the share that we order the same way
   (a tie of ours counts as out of order);
@@ -59,8 +61,9 @@ def agreement(table: Any, *, row: list[str], lower_is_better: bool = True) -> Ag
     ----------
     table : pandas.DataFrame
         Columns ``row`` (the keys of a row), ``method``, ``paper`` and ``ours``
-        (floats, the paper's units). NaN in ``ours`` (a failed cell) counts as
-        not matched and out of order.
+        (floats, the paper's units), and optionally ``paper_text`` (the paper's
+        value as printed: its decimals round ours for the best-method test).
+        NaN in ``ours`` (a failed cell) counts as not matched and out of order.
     row : list of str
         The columns that identify a row of the paper's table.
     lower_is_better : bool, default=True
@@ -98,7 +101,11 @@ def agreement(table: Any, *, row: list[str], lower_is_better: bool = True) -> Ag
         ours = sign * g["ours"].to_numpy(float)
         rows += 1
         best_paper = set(np.flatnonzero(paper == paper.min()))
-        if not np.isnan(ours).any() and int(np.argmin(ours)) in best_paper:
+        shown = ours
+        if "paper_text" in g:
+            shown = np.array([round(v, _decimals(str(t)))
+                              for v, t in zip(ours, g["paper_text"], strict=True)])
+        if not np.isnan(shown).any() and best_paper & set(np.flatnonzero(shown == shown.min())):
             matched += 1
         for i, j in combinations(range(len(paper)), 2):
             if paper[i] == paper[j]:

@@ -66,7 +66,8 @@ METHOD_TESTS = ("friedman", "correlated-t", "signed-rank", "hierarchical")
 # Direction of the metrics bayescal's cubes hold, until the cube package's
 # metric registry provides it.
 _LOWER_IS_BETTER = frozenset(
-    {"brier", "log_loss", "ece", "rmse_true", "mae_true", "probe_rmse", "fit_seconds",
+    {"brier", "brier_sum", "brier_class_mean", "log_loss", "ece", "rmse_true", "mae_true",
+     "probe_rmse", "fit_seconds",
      "predict_seconds"}
 )
 _HIGHER_IS_BETTER = frozenset({"accuracy"})

@@ -48,6 +48,16 @@ def test_reversed_order_and_higher_is_better():
     assert (h.best_matched, h.pairs_in_order) == (2, 4)
 
 
+def test_ties_at_the_papers_precision_count_on_both_sides():
+    t = pd.DataFrame({"r": [0, 0, 0], "method": ["a", "b", "c"],
+                      "paper": [1.0, 1.2, 2.0], "ours": [1.041, 1.039, 2.0]})
+    assert agreement(t, row=["r"]).best_matched == 0  # b is our strict best
+    t["paper_text"] = ["1.0", "1.2", "2.0"]  # one decimal: ours a and b tie at 1.0
+    a = agreement(t, row=["r"])
+    assert a.best_matched == 1
+    assert a.pairs_in_order == 2  # pairs are compared unrounded: (a, b) reversed
+
+
 def test_ties_of_ours_and_failed_cells_count_against():
     t = _table()
     t.loc[1, "ours"] = 1.1  # ties a in r0: (a, b) no longer in order
