@@ -24,6 +24,8 @@ from bayescal.probes.calibration_maps import (
 from bayescal.probes.gp_classifier import BayesianGPClassifier
 from bayescal.probes.logistic import BayesianLogisticRegression
 from bayescal.probes.posterior import (
+    DIAGNOSTIC_THRESHOLDS,
+    PosteriorDiagnostics,
     PosteriorDiagnosticsWarning,
     credible_interval,
     summarize_diagnostics,
@@ -31,6 +33,7 @@ from bayescal.probes.posterior import (
 from bayescal.probes.sampling import PosteriorFit, sample_posterior
 
 __all__ = [
+    "DIAGNOSTIC_THRESHOLDS",
     "ABBCalibrator",
     "BBQCalibrator",
     "BayesianBetaCalibrator",
@@ -38,6 +41,7 @@ __all__ = [
     "BayesianLogisticRegression",
     "BayesianPlattCalibrator",
     "BayesianSplineCalibrator",
+    "PosteriorDiagnostics",
     "PosteriorDiagnosticsWarning",
     "PosteriorFit",
     "SBBCalibrator",

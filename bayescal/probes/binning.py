@@ -33,7 +33,7 @@ import numpy as np
 from scipy.special import betainc, betaln, logsumexp
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.probes.posterior import PosteriorPredictiveMixin
+from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics
 from bayescal.validation import check_fraction, check_positive_int
 
 __all__ = [
@@ -507,20 +507,17 @@ class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
         self.cell_mean_ = extra.get("cell_mean", posterior.cell_mean(cells.n_cells))
         self.posterior_ = posterior
         self.idata_ = _binning_datatree(posterior, cells, self.n_draws, self.random_state)
-        self.diagnostics_ = {
-            "rhat_max": float("nan"),
-            "ess_bulk_min": float("nan"),
-            "ess_tail_min": float("nan"),
-            "divergences": 0,
-            "n_chains": 1,
-            "n_draws": int(self.n_draws),
-            "sampler": "analytic",
-            "seconds": time.perf_counter() - start,
-            "n_models": int(posterior.weights.size),
-            "failures": [],
-            "converged": True,
-            **{k: v for k, v in extra.items() if k != "cell_mean"},
-        }
+        record_diagnostics(
+            self,
+            self.idata_,
+            sampler="analytic",
+            seconds=time.perf_counter() - start,
+            extra={
+                "n_models": int(posterior.weights.size),
+                **{k: v for k, v in extra.items() if k != "cell_mean"},
+            },
+            stacklevel=5,
+        )
 
     def _cells_of(self, s: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.cell_edges_[1:-1], s, side="right")
@@ -656,9 +653,9 @@ class BBQCalibrator(_BayesianBinning):
         ``posterior`` (``model`` index and ``bin_frequency`` draws, padded with
         NaN beyond a model's bins), ``binnings`` (weights, log evidence, bin
         edges and Beta posteriors) and ``observed_data`` (counts per score).
-    diagnostics_ : dict
-        ``sampler="analytic"`` (exact posterior; R-hat/ESS NaN), ``seconds``,
-        ``n_models``, ``bin_range``.
+    diagnostics_ : PosteriorDiagnostics
+        ``sampler="analytic"`` (exact posterior; R-hat/ESS NaN), ``seconds``;
+        ``extra`` holds ``n_models`` and ``bin_range``.
 
     Notes
     -----
@@ -760,8 +757,8 @@ class SBBCalibrator(_BayesianBinning):
         The selected binning (weight one) and its Beta posteriors.
     idata_ : xarray.DataTree
         As for :class:`BBQCalibrator`.
-    diagnostics_ : dict
-        ``sampler="analytic"``, ``log_evidence`` of all binnings,
+    diagnostics_ : PosteriorDiagnostics
+        ``sampler="analytic"``; ``extra`` holds ``log_evidence`` of all binnings,
         ``log_score_selected``.
 
     Notes
@@ -844,8 +841,8 @@ class ABBCalibrator(_BayesianBinning):
         Exact posterior-mean frequency per cell.
     idata_ : xarray.DataTree
         As for :class:`BBQCalibrator`.
-    diagnostics_ : dict
-        ``sampler="analytic"``, ``log_evidence`` (log of the sum over all
+    diagnostics_ : PosteriorDiagnostics
+        ``sampler="analytic"``; ``extra`` holds ``log_evidence`` (log of the sum over all
         binnings).
 
     Notes

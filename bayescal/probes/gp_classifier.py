@@ -15,7 +15,6 @@ amplitude, under a probit (or logit) link. Three inferences share the model:
 from __future__ import annotations
 
 import time
-import warnings
 from typing import Any
 
 import numpy as np
@@ -33,8 +32,7 @@ from bayescal.probes.gp_ep import (
 from bayescal.probes.posterior import (
     PosteriorPredictiveMixin,
     credible_interval,
-    summarize_diagnostics,
-    warn_if_unconverged,
+    record_diagnostics,
 )
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
@@ -176,11 +174,13 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         from the EP Gaussian approximation (dims ``chain, draw, latent, obs``),
         and an ``ep`` group with the EP mean and marginal variance of ``f``, the
         site parameters and the fitted ``lengthscale``/``amplitude`` per latent.
-    diagnostics_ : dict
-        Max R-hat, min bulk/tail ESS, divergences, sampler, seconds. ``ep``:
-        ``sampler="ep"``, NaN R-hat/ESS, ``ep_sweeps``, ``ep_converged`` and
-        the optimiser's message; a non-converged EP warns
-        (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`).
+    diagnostics_ : PosteriorDiagnostics
+        Max R-hat, min bulk/tail ESS, divergences, sampler, seconds, failures
+        (:mod:`bayescal.probes.diagnostics`). ``ep``: ``sampler="ep"``, NaN
+        R-hat/ESS, ``extra`` holds ``ep_sweeps``, ``ep_converged`` and the
+        optimiser's message; a non-converged EP fails and warns
+        (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`, a
+        :class:`~bayescal.probes.diagnostics.PosteriorDiagnosticsWarning`).
     theta_ : ndarray of shape (n_latent, D + 1)
         ``ep`` only: fitted log length-scales and log amplitude per latent.
     ep_results_ : list of EPResult
@@ -344,18 +344,17 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.seed_ = _seed(self.random_state)
         start = time.perf_counter()
         with limit_blas_threads(self.blas_threads):
-            if self.inference == "ep":
-                self._fit_ep(Xs, codes)
-            else:
-                self._fit_mcmc(Xs, codes, start)
-        self.diagnostics_["seconds"] = time.perf_counter() - start
+            record = self._fit_ep(Xs, codes) if self.inference == "ep" else self._fit_mcmc(Xs, codes)
+        record_diagnostics(self, self.idata_, seconds=time.perf_counter() - start,
+                           model=f"BayesianGPClassifier({self.inference})", stacklevel=4,
+                           **record)
         return self
 
     def _prior(self) -> HyperPrior:
         a, b = (float(v) for v in self.lengthscale_prior)
         return HyperPrior(a, b, float(self.amplitude_prior))
 
-    def _fit_ep(self, Xs: np.ndarray, codes: np.ndarray) -> None:
+    def _fit_ep(self, Xs: np.ndarray, codes: np.ndarray) -> dict[str, Any]:
         import xarray as xr
 
         n, d = Xs.shape
@@ -405,25 +404,20 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             }
         )
         self.idata_ = xr.DataTree.from_dict({"posterior": post, "ep": ep})
-        self.diagnostics_ = {
-            "rhat_max": float("nan"), "ess_bulk_min": float("nan"),
-            "ess_tail_min": float("nan"), "divergences": 0, "n_chains": int(self.chains),
-            "n_draws": int(self.draws), "sampler": "ep", "seconds": 0.0,
-            "ep_sweeps": int(max(f.result.n_sweeps for f in fits)),
-            "ep_converged": bool(converged),
-            "optimizer_message": "; ".join(f.optimizer_message for f in fits),
-            "failures": [] if converged else ["EP did not converge"], "converged": converged,
+        return {
+            "sampler": "ep",
+            "failures": () if converged else (
+                f"EP did not converge within max_sweeps={self.max_sweeps} sweeps "
+                f"(tolerance {self.ep_tol})",),
+            "extra": {
+                "ep_sweeps": int(max(f.result.n_sweeps for f in fits)),
+                "ep_converged": bool(converged),
+                "optimizer_message": "; ".join(f.optimizer_message for f in fits),
+            },
+            "category": EPConvergenceWarning,
+            "remedy": "Increase `max_sweeps`, loosen `ep_tol` or use ep_mode='sequential'.",
         }
-        if not converged:
-            warnings.warn(
-                f"EP did not converge within max_sweeps={self.max_sweeps} sweeps (tolerance "
-                f"{self.ep_tol}); increase `max_sweeps`, loosen `ep_tol` or use "
-                "ep_mode='sequential'.",
-                EPConvergenceWarning,
-                stacklevel=3,
-            )
-
-    def _fit_mcmc(self, Xs: np.ndarray, codes: np.ndarray, start: float) -> None:
+    def _fit_mcmc(self, Xs: np.ndarray, codes: np.ndarray) -> dict[str, Any]:
         from bayescal.probes.sampling import sample_posterior
 
         n, d = Xs.shape
@@ -455,12 +449,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.hsgp_boundary_ = boundary
         names = [v for v in ("lengthscale", "amplitude") if v in fit.idata["posterior"].data_vars]
         latent = [v for v in fit.idata["posterior"].data_vars if v.startswith("f")]
-        self.diagnostics_ = summarize_diagnostics(
-            fit.idata, sampler=fit.sampler, seconds=time.perf_counter() - start,
-            var_names=names + latent,
-        )
-        warn_if_unconverged(self.diagnostics_, model=f"BayesianGPClassifier({self.inference})",
-                            stacklevel=4)
+        return {"sampler": fit.sampler, "var_names": names + latent}
 
     # ------------------------------------------------------------------ prediction
 

@@ -1,8 +1,10 @@
 """Posterior diagnostics of a study: the per-cell table, trace and rank plots.
 
 The table reads the cube's ``rhat_max``, ``ess_bulk_min`` and ``divergences``
-(NaN where a model is not Bayesian) and applies the thresholds of
-:func:`bayescal.probes.posterior.diagnostic_failures`. The plots take a
+(NaN where a model is not Bayesian) and applies the package's one set of
+convergence thresholds (:data:`bayescal.probes.diagnostics.DIAGNOSTIC_THRESHOLDS`,
+the ones every estimator applies to its own posterior) through
+:func:`bayescal.probes.diagnostics.diagnostic_failures`. The plots take a
 posterior (``idata_``, an ``xarray.DataTree`` with a ``posterior`` group):
 :func:`plot_trace` is ArviZ's ``plot_trace``; :func:`plot_rank_histogram` is a
 rank histogram drawn by hand on one matplotlib axes (ArviZ 1.x draws its rank
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
-    from bayescal.probes.posterior import DiagnosticThresholds
+    from bayescal.probes.diagnostics import DiagnosticThresholds
 
 __all__ = ["diagnostics_table", "plot_rank_histogram", "plot_trace", "worst_fit"]
 
@@ -40,9 +42,10 @@ def diagnostics_table(
     metrics : xarray.DataTree or xarray.Dataset
         The result cube or its ``/metrics`` Dataset.
     thresholds : DiagnosticThresholds, optional
-        Limits (default: R-hat <= 1.01, ESS >= 100, no divergences). The
-        cube does not record the number of chains, so the ESS limit is
-        ``ess_min_per_chain`` in total.
+        Limits; default
+        :data:`~bayescal.probes.diagnostics.DIAGNOSTIC_THRESHOLDS` (R-hat
+        <= 1.01, bulk ESS >= 400 in total, no divergences), the rule the
+        estimators applied when they were fitted.
 
     Returns
     -------
@@ -61,7 +64,7 @@ def diagnostics_table(
     """
     import pandas as pd
 
-    from bayescal.probes.posterior import diagnostic_failures
+    from bayescal.probes.diagnostics import diagnostic_failures
 
     ds = metrics_dataset(metrics)
     missing = [v for v in _DIAGNOSTICS if v not in ds]
@@ -73,21 +76,7 @@ def diagnostics_table(
     bayesian = frame[list(_DIAGNOSTICS)].notna().any(axis=1)
     frame = frame[bayesian].reset_index(drop=True)
     failures = [
-        "; ".join(
-            diagnostic_failures(
-                {
-                    k: (float(row[k]) if np.isfinite(row[k]) else float("nan"))
-                    for k in _DIAGNOSTICS
-                    if k != "divergences"
-                }
-                | {
-                    "divergences": int(row["divergences"])
-                    if np.isfinite(row["divergences"])
-                    else 0
-                },
-                thresholds,
-            )
-        )
+        "; ".join(diagnostic_failures({k: float(row[k]) for k in _DIAGNOSTICS}, thresholds))
         for _, row in frame.iterrows()
     ]
     frame["failures"] = pd.Series(failures, dtype=object)

@@ -176,11 +176,13 @@ def _warnings(tree: Any, diag: Any) -> str:
             for _, row in bad.head(25).iterrows()
         )
         more = f"<li>… and {len(bad) - 25} more (see Diagnostics)</li>" if len(bad) > 25 else ""
+        from bayescal.probes.diagnostics import DIAGNOSTIC_THRESHOLDS
+
         items.append(
             f"<p><b>{len(bad)} of {len(diag)} Bayesian fits failed their "
-            "convergence diagnostics</b> (R-hat &gt; 1.01, bulk ESS &lt; 100 or "
-            "divergent transitions); their probabilities and intervals are not "
-            f"trustworthy:</p><ul>{cells}{more}</ul>"
+            f"convergence diagnostics</b> (passing needs "
+            f"{esc(DIAGNOSTIC_THRESHOLDS.describe())}); their probabilities and "
+            f"intervals are not trustworthy:</p><ul>{cells}{more}</ul>"
         )
     try:
         errors = json.loads(tree.attrs.get("errors", "{}") or "{}")
@@ -334,9 +336,11 @@ def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int)
         cls = " class='failed'" if row["failed"] else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
     n_failed = int(diag["failed"].sum())
+    from bayescal.probes.diagnostics import DIAGNOSTIC_THRESHOLDS
+
     verdict = (
-        f"<p class='ok'>All {len(diag)} Bayesian fits pass: R-hat ≤ 1.01, bulk ESS ≥ "
-        "100, no divergent transitions.</p>"
+        f"<p class='ok'>All {len(diag)} Bayesian fits pass: "
+        f"{esc(DIAGNOSTIC_THRESHOLDS.describe())}.</p>"
         if n_failed == 0
         else f"<p class='note'><b>{n_failed}</b> of {len(diag)} fits fail (red rows).</p>"
     )

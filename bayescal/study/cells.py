@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,14 +125,14 @@ def build_model(spec: Spec, task: Task, s: int, cache: FitCache | None) -> Any:
     return _with_seed(model, seed, {k for k, _ in scenario.params})
 
 
-def _find_diagnostics(model: Any, depth: int = 4) -> dict[str, Any] | None:
+def _find_diagnostics(model: Any, depth: int = 4) -> Mapping[str, Any] | None:
     """``diagnostics_`` of the model or of the classifier it wraps."""
     seen: list[Any] = [model]
     for _ in range(depth):
         nxt = []
         for obj in seen:
-            diag = obj.__dict__.get("diagnostics_") if hasattr(obj, "__dict__") else None
-            if isinstance(diag, dict):
+            diag = getattr(obj, "diagnostics_", None)
+            if isinstance(diag, Mapping):  # a PosteriorDiagnostics
                 return diag
             for name in ("estimator_", "classifier_", "base_estimator_", "estimator"):
                 inner = obj.__dict__.get(name) if hasattr(obj, "__dict__") else None
