@@ -13,6 +13,7 @@ reliability  cross-validated reliability diagram and metrics table of one datase
 run          run a study spec (default: the bundled quick-start) into a result cube
 show         print the result table of a study store
 report       write the self-contained HTML report of a study store
+compare      compare a study's scenarios across its datasets (Friedman-Nemenyi, Bayesian)
 """
 
 from __future__ import annotations
@@ -275,11 +276,13 @@ main.add_command(reliability_command)
 
 # Commands owned by other subpackages (their modules import only click at load).
 from bayescal.report.commands import report_command  # noqa: E402
+from bayescal.report.compare_command import compare_command  # noqa: E402
 from bayescal.study.commands import run_command, show_command  # noqa: E402
 
 main.add_command(run_command)
 main.add_command(show_command)
 main.add_command(report_command)
+main.add_command(compare_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

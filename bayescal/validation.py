@@ -209,17 +209,19 @@ def check_binary_scores(values: Any, name: str = "scores", *, input: str = "scor
         second column is taken (its rows must sum to one).
     name : str, default="scores"
         Argument name used in error messages.
-    input : {"score", "logit"}, default="score"
-        ``"score"``: values must lie in [0, 1]. ``"logit"``: any finite real.
+    input : {"score", "logit", "decision"}, default="score"
+        See :data:`SCORE_INPUTS`. ``"score"`` and ``"logit"``: probabilities,
+        values must lie in [0, 1]; ``"decision"``: any finite real.
 
     Returns
     -------
     ndarray of shape (n,), float64
     """
-    if input not in ("score", "logit"):
-        raise ValueError(f"`input` must be 'score' or 'logit'; got {input!r}.")
+    if input not in SCORE_INPUTS:
+        raise ValueError(f"`input` must be one of {list(SCORE_INPUTS)!r}; got {input!r}.")
+    probabilities = input != "decision"
     arr = _as_float_array(values, name)
-    if arr.ndim == 2 and arr.shape[1] == 2 and input == "score":
+    if arr.ndim == 2 and arr.shape[1] == 2 and probabilities:
         return check_probability_matrix(arr, name, n_classes=2)[:, 1]
     if arr.ndim == 2 and arr.shape[1] == 1:
         raise ValueError(
@@ -233,9 +235,20 @@ def check_binary_scores(values: Any, name: str = "scores", *, input: str = "scor
         )
     _check_not_empty(arr, name)
     _check_finite(arr, name)
-    if input == "score":
-        _check_bounds(arr, name, 0.0, 1.0)
+    if probabilities:
+        _check_bounds_with_remedy(arr, name)
     return arr
+
+
+def _check_bounds_with_remedy(arr: np.ndarray, name: str) -> None:
+    """[0, 1] bounds of probability scores, naming ``input="decision"`` as the remedy."""
+    try:
+        _check_bounds(arr, name, 0.0, 1.0)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} Probability scores (input='score' or 'logit') lie in [0, 1]; for decision "
+            "values, margins or logits (e.g. SVC.decision_function) pass input='decision'."
+        ) from None
 
 
 def check_probability_matrix(
@@ -296,7 +309,7 @@ def check_probability_matrix(
 
 
 def check_labels(values: Any, name: str = "y", *, n_classes: int | None = None) -> np.ndarray:
-    """Validate integer class labels coded ``0 .. K-1``.
+    """Validate integer class labels coded 0 to K-1.
 
     Parameters
     ----------
@@ -580,3 +593,120 @@ def check_probability_pair(
 
 
 __all__.append("check_probability_pair")
+
+
+# ---------------------------------------------------------------- score input and clipping
+#: What a calibrator's scores are (the one ``input`` vocabulary of bayescal):
+#: ``"score"``, a probability in [0, 1] read as it is; ``"logit"``, a probability
+#: in [0, 1] read on the log-odds scale ``log(s / (1 - s))``; ``"decision"``, any
+#: finite real number (a decision function, a margin, a logit) read as it is.
+SCORE_INPUTS = ("score", "logit", "decision")
+
+#: The one clip rule: a calibrator that takes logs of probabilities clips them to
+#: ``[clip, 1 - clip]`` with this default ``clip`` (the ``eps`` scikit-learn's
+#: temperature scaling adds before its log), counts the clipped scores in
+#: ``n_clipped_``, and with ``clip=None`` raises on a score of exactly 0 or 1.
+DEFAULT_CLIP = 1e-12
+
+
+def clip_constraint() -> list[Any]:
+    """The ``_parameter_constraints`` entry of ``clip``: None or a float in (0, 0.5)."""
+    from sklearn.utils._param_validation import Interval
+
+    return [Interval(Real, 0.0, 0.5, closed="neither"), None]
+
+
+def check_score_input(value: Any, allowed: Sequence[str], owner: str, remedy: str = "") -> str:
+    """Validate an ``input`` parameter against the inputs a calibrator supports.
+
+    Parameters
+    ----------
+    value : object
+        The ``input`` parameter.
+    allowed : sequence of str
+        The members of :data:`SCORE_INPUTS` the calibrator accepts.
+    owner : str
+        Calibrator name for the message.
+    remedy : str, optional
+        What to do instead when ``value`` is a valid input the method cannot use
+        (e.g. beta calibration needs probabilities).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not in ``allowed``.
+    """
+    if value in allowed:
+        return value
+    if value in SCORE_INPUTS:
+        raise ValueError(
+            f"`input`={value!r} is not supported by {owner}, which accepts "
+            f"{list(allowed)!r}. {remedy}".rstrip()
+        )
+    raise ValueError(
+        f"The 'input' parameter of {owner} must be a str among {list(allowed)!r}; "
+        f"got {value!r}. 'score': probabilities in [0, 1]; 'logit': probabilities read "
+        "on the log-odds scale; 'decision': any real number (e.g. decision_function)."
+    )
+
+
+def clip_probabilities(
+    values: np.ndarray,
+    clip: float | None,
+    *,
+    name: str = "scores",
+    owner: str = "this calibrator",
+    upper: bool = True,
+) -> tuple[np.ndarray, int]:
+    """Apply bayescal's one clip rule before a log or logit of probabilities.
+
+    Parameters
+    ----------
+    values : ndarray
+        Validated probabilities in [0, 1].
+    clip : float or None
+        A float ``eps`` in (0, 0.5): values are clipped to ``[eps, 1 - eps]``
+        (to ``[eps, 1]`` when ``upper`` is False, for ``log p`` alone).
+        ``None``: strict, a value that would be clipped raises.
+    name : str, default="scores"
+        Argument name for the message.
+    owner : str
+        Calibrator name for the message.
+    upper : bool, default=True
+        Whether values near 1 are clipped too (a logit or ``log(1 - s)``).
+
+    Returns
+    -------
+    clipped : ndarray
+    n_clipped : int
+        How many entries were moved.
+
+    Raises
+    ------
+    ValueError
+        If ``clip`` is None and a value is exactly 0 (or 1, with ``upper``).
+    """
+    if clip is None:
+        bad = values <= 0.0
+        if upper:
+            bad |= values >= 1.0
+        if bad.any():
+            what = "exactly 0 or 1" if upper else "exactly 0"
+            raise ValueError(
+                f"`{name}` must lie strictly inside (0, 1) for {owner}, which takes logs, "
+                f"because `clip`=None is strict; {describe_bad_values(values, bad)} are "
+                f"{what}. Pass clip={DEFAULT_CLIP:g} (the default) or another eps in (0, 0.5) "
+                "to clip scores to [eps, 1 - eps]; the count is recorded in n_clipped_."
+            )
+        return values, 0
+    high = 1.0 - clip if upper else 1.0
+    moved = (values < clip) | (values > high)
+    return np.clip(values, clip, high), int(np.count_nonzero(moved))
+
+
+__all__ += ["DEFAULT_CLIP", "SCORE_INPUTS", "check_score_input", "clip_constraint",
+            "clip_probabilities"]

@@ -85,7 +85,7 @@ def test_one_d_proba_becomes_two_columns():
 
 
 def test_logit_input_allows_any_real():
-    np.testing.assert_array_equal(v.check_binary_scores([-5.0, 7.0], input="logit"), [-5.0, 7.0])
+    np.testing.assert_array_equal(v.check_binary_scores([-5.0, 7.0], input="decision"), [-5.0, 7.0])
 
 
 @given(arrays(np.float64, st.integers(1, 30), elements=st.floats(0, 1)))

@@ -3,6 +3,7 @@
 from bayescal.calibration.beta import BetaCalibrator
 from bayescal.calibration.calibrated_classifier import SCENARIOS, CalibratedClassifier
 from bayescal.calibration.coupling import couple_hastie1998, couple_wu2004, pairwise_coupling
+from bayescal.calibration.dirichlet import DirichletCalibrator
 from bayescal.calibration.enir import ENIRCalibrator, near_isotonic_path
 from bayescal.calibration.gam import LogisticGAMCalibrator
 from bayescal.calibration.generation import (
@@ -21,11 +22,13 @@ from bayescal.calibration.reductions import (
 )
 from bayescal.calibration.temperature import TemperatureScaling
 from bayescal.calibration.undersampling import UndersamplingCorrection
+from bayescal.calibration.venn_abers import VennAbersCalibrator, VennAbersClassifier
 
 __all__ = [
     "AllPairsCalibrator",
     "BetaCalibrator",
     "CalibratedClassifier",
+    "DirichletCalibrator",
     "SCENARIOS",
     "generate_calibration_data",
     "group_binary_problems",
@@ -44,4 +47,6 @@ __all__ = [
     "couple_hastie1998",
     "couple_wu2004",
     "pairwise_coupling",
+    "VennAbersCalibrator",
+    "VennAbersClassifier",
 ]

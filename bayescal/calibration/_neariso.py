@@ -34,7 +34,12 @@ weights in the obvious way (each squared error weighted, the penalty not).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from bayescal._numba_cache import configure_numba_cache
+
+configure_numba_cache()  # before numba compiles: caches go to the user's cache dir
+
+from numba import njit  # noqa: E402
 
 __all__ = ["near_isotonic_path_arrays", "sum_down_tree"]
 

@@ -3,8 +3,14 @@
 A binary calibrator learns a calibration map score -> probability from
 ``fit(scores, y, sample_weight=None)`` and applies it in
 ``predict_proba(scores)``, which returns ``(n, 2)`` rows summing to one.
-Scores are a 1-D array in [0, 1] (or logits where the calibrator says so) or an
-``(n, 2)`` probability array whose second column is used. Targets are 0/1
+Scores are a 1-D array or an ``(n, 2)`` probability array whose second column
+is used. What they are is said by the calibrator's ``input`` parameter, one
+vocabulary across bayescal (:data:`bayescal.validation.SCORE_INPUTS`):
+``"score"`` (probabilities in [0, 1]), ``"logit"`` (probabilities read on the
+log-odds scale) and ``"decision"`` (any real number, e.g. an SVM's
+``decision_function``); each calibrator lists in ``_score_inputs`` the inputs
+its method allows. Calibrators that take logs of probabilities share one
+``clip`` rule (:func:`bayescal.validation.clip_probabilities`). Targets are 0/1
 labels or fractions in [0, 1] (grouped calibration data from DGG and Platt's
 smoothed targets are fractional).
 
@@ -22,6 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.validation import (
+    SCORE_INPUTS,
     check_binary_scores,
     check_consistent_length,
     check_min_samples,
@@ -36,19 +43,43 @@ __all__ = ["BinaryCalibrator"]
 class BinaryCalibrator(ClassifierMixin, BaseEstimator):
     """Base class of binary calibration maps (not used directly).
 
-    Subclasses set ``_score_input`` to ``"score"`` (values in [0, 1]) or read
-    it from an ``input`` parameter, and implement ``_fit`` and
-    ``_predict_positive``.
+    Subclasses declare their hyper-parameters in ``_parameter_constraints``
+    (checked by scikit-learn's ``_validate_params`` at the start of ``fit``),
+    the ``input`` values their method allows in ``_score_inputs`` (the
+    ``input`` parameter, when they have one, says which is used), and
+    implement ``_fit`` and ``_predict_positive``.
     """
 
     #: Smallest number of calibration samples accepted by ``fit``.
     _min_samples: int = 2
 
+    #: Values of ``input`` the method allows (see :data:`SCORE_INPUTS`).
+    _score_inputs: tuple[str, ...] = ("score",)
+
+    #: What to do with decision values when ``"decision"`` is not allowed.
+    _decision_remedy: str = (
+        "This calibrator needs probabilities; map decision values to [0, 1] first "
+        "or use a calibrator that accepts input='decision' (e.g. PlattCalibrator)."
+    )
+
+    _parameter_constraints: dict = {}
+
     def _input_kind(self) -> str:
         return getattr(self, "input", "score")
 
     def _validate_scores(self, scores: Any) -> np.ndarray:
-        return check_binary_scores(scores, "scores", input=self._input_kind())
+        kind = self._input_kind()
+        if kind not in SCORE_INPUTS:  # a bad ``input`` set after fit
+            self._validate_params()
+        try:
+            return check_binary_scores(scores, "scores", input=kind)
+        except ValueError as exc:
+            if "decision" in self._score_inputs or kind == "decision" or "[0, 1]" not in str(exc):
+                raise
+            raise ValueError(
+                f"{str(exc).split(' Probability scores')[0]} {type(self).__name__} reads "
+                f"probabilities in [0, 1]. {self._decision_remedy}"
+            ) from None
 
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> BinaryCalibrator:
         """Fit the calibration map.
@@ -67,6 +98,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         s = self._validate_scores(scores)
         t = check_targets(y, "y")
         check_consistent_length(scores=s, y=t)

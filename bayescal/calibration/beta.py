@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from bayescal.calibration._logistic import (
-    check_clip,
-    fit_logistic,
-    intercept_design,
-    open_unit_scores,
-)
+from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import check_choice, check_positive_int
+from bayescal.validation import DEFAULT_CLIP, clip_constraint, clip_probabilities
 
 __all__ = ["BetaCalibrator", "BETA_PARAMETERS"]
 
@@ -43,11 +41,16 @@ class BetaCalibrator(BinaryCalibrator):
         ``"abm"``: the full three-parameter family; ``"am"``: ``a = b`` (a
         logistic fit on ``logit(s)``, i.e. Platt with logit); ``"ab"``: the
         midpoint fixed at ``m = 1/2``.
-    clip : float or None, default=None
-        ``None``: a score of exactly 0 or 1 (whose log is infinite) raises a
-        ``ValueError`` in ``fit`` and ``predict_proba``. A float ``eps`` in
-        (0, 0.5): scores are clipped to ``[eps, 1 - eps]`` first (the
-        ``betacal`` package always clips at machine epsilon).
+    clip : float or None, default=1e-12
+        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`):
+        a float ``eps`` in (0, 0.5) clips scores to ``[eps, 1 - eps]`` before
+        the logs (``n_clipped_`` counts them; the ``betacal`` package always
+        clips at machine epsilon); ``None`` is strict, a score of exactly 0 or
+        1 (whose log is infinite) raises a ``ValueError`` in ``fit`` and
+        ``predict_proba``. Beta calibration models probabilities (its map is a
+        family of ratios of beta densities on (0, 1)): decision values
+        (``SVC.decision_function``) are rejected with a ``ValueError``;
+        calibrate them with ``PlattCalibrator(input="decision")``.
     max_iter : int, default=100
         Most Newton iterations per logistic fit.
 
@@ -61,14 +64,16 @@ class BetaCalibrator(BinaryCalibrator):
     m_ : float
         Midpoint: the score mapped to 1/2 (always 1/2 for ``"ab"``; NaN when
         the map never crosses 1/2, e.g. a constant map with ``a_ = b_ = 0``).
+    n_clipped_ : int
+        Calibration scores moved by ``clip``.
     classes_ : ndarray of shape (2,)
         ``[0, 1]``.
 
     Raises
     ------
     ValueError
-        Single-class targets, bad scores or lengths; a score of 0 or 1 with
-        ``clip=None``.
+        Single-class targets, bad scores or lengths, scores outside [0, 1]
+        (decision values); a score of 0 or 1 with ``clip=None``.
 
     Notes
     -----
@@ -109,22 +114,34 @@ class BetaCalibrator(BinaryCalibrator):
     True
     """
 
+    _parameter_constraints: dict = {
+        "parameters": [StrOptions(set(BETA_PARAMETERS))],
+        "clip": clip_constraint(),
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    _decision_remedy = (
+        "Beta calibration needs probabilities (it takes log s and log(1 - s)); for "
+        "decision values use PlattCalibrator(input='decision') or another calibrator "
+        "that accepts input='decision', or give the classifier predict_proba."
+    )
+
     def __init__(
-        self, *, parameters: str = "abm", clip: float | None = None, max_iter: int = 100
+        self, *, parameters: str = "abm", clip: float | None = DEFAULT_CLIP, max_iter: int = 100
     ) -> None:
         self.parameters = parameters
         self.clip = clip
         self.max_iter = max_iter
 
-    def _logs(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        s = open_unit_scores(scores, self.clip, type(self).__name__)
+    def _logs(self, scores: np.ndarray, fit: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        s, n_clipped = clip_probabilities(scores, self.clip, owner=type(self).__name__)
+        if fit:
+            self.n_clipped_ = n_clipped
         return np.log(s), -np.log1p(-s)
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        check_choice(self.parameters, "parameters", BETA_PARAMETERS)
-        check_clip(self.clip)
-        max_iter = check_positive_int(self.max_iter, "max_iter")
-        log_s, neg_log_1ms = self._logs(scores)
+        max_iter = int(self.max_iter)
+        log_s, neg_log_1ms = self._logs(scores, fit=True)
 
         def fit(*columns: np.ndarray, intercept: bool = True) -> np.ndarray:
             design = intercept_design(*columns)

@@ -9,24 +9,24 @@ data. :class:`CalibratedClassifier` implements the scenarios of seed ``000``
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict, train_test_split
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.calibration._scores import classifier_scores, score_method
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.generation import generate_calibration_data, group_binary_problems
 from bayescal.validation import (
-    check_choice,
     check_consistent_length,
-    check_fraction,
     check_matrix,
     check_n_classes_present,
-    check_positive_int,
 )
 
 __all__ = ["SCENARIOS", "CalibratedClassifier"]
@@ -50,7 +50,11 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : scikit-learn classifier
-        Unfitted classifier with ``predict_proba``.
+        Unfitted classifier. Its ``predict_proba`` feeds the calibrator when it
+        has one, its ``decision_function`` otherwise (e.g. ``SVC()``), in every
+        scenario, as scikit-learn's ``CalibratedClassifierCV`` does; the
+        calibrator then reads decision values (a clone with
+        ``input="decision"``, see Notes).
     calibrator : estimator or None, default=None
         Binary calibrator (``fit(scores, y)``, e.g. :class:`ENIRCalibrator`)
         for two classes; a multi-class calibrator taking ``(n, K)``
@@ -71,8 +75,8 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         - ``cv``: cross-validated predictions (``cv`` stratified folds, no
           shuffling), the estimator then trains on all data -- scikit-learn's
           ``CalibratedClassifierCV(ensemble=False)``, except that the
-          calibrator always sees ``predict_proba`` (scikit-learn uses
-          ``decision_function`` where the estimator has one);
+          calibrator sees ``predict_proba`` where the estimator has one
+          (scikit-learn prefers ``decision_function``);
         - ``oob``: the estimator trains on all data and its out-of-bag
           probabilities (``oob_decision_function_``, e.g.
           ``RandomForestClassifier(oob_score=True)``) calibrate;
@@ -112,7 +116,12 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     Notes
     -----
     Binary problems pass the positive-class probability to the calibrator;
-    multi-class problems pass the ``(n, K)`` matrix. For ``dgg`` with more
+    multi-class problems pass the ``(n, K)`` matrix. Without ``predict_proba``
+    the calibrator is fitted on decision values (binary: the ``(n,)`` values of
+    ``classes_[1]``; multi-class: the ``(n, K)`` matrix) by a clone with
+    ``input="decision"``; a calibrator without that option (beta calibration,
+    the multi-class reductions) raises a ``ValueError`` naming the remedy, and
+    ``raw`` needs ``predict_proba``. For ``dgg`` with more
     than two classes the calibrator must be a reduction: DG data are
     generated and grouped per binary problem of the reduction
     (:func:`group_binary_problems`), as in seed 000 §3.3.2.
@@ -156,9 +165,20 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"])],
+        "calibrator": [HasMethods(["fit", "predict_proba"]), None],
+        "scenario": [StrOptions(set(SCENARIOS))],
+        "split_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "n_generated": [Interval(Integral, 1, None, closed="left")],
+        "group_size": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
     def _check_parameters(self) -> None:
-        check_choice(self.scenario, "scenario", tuple(SCENARIOS))
-        if self.estimator is not None and self.scenario == "internal":
+        self._validate_params()
+        if self.scenario == "internal":
             get_params = getattr(self.estimator, "get_params", None)
             params = get_params(deep=False) if get_params is not None else {}
             if params.get("probability") is False:
@@ -167,10 +187,12 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"{type(self.estimator).__name__}(probability=False) has none; set "
                     "probability=True."
                 )
-        if self.estimator is None or not hasattr(self.estimator, "predict_proba"):
-            raise TypeError(
-                "`estimator` must be a classifier with predict_proba; got "
-                f"{type(self.estimator).__name__}."
+        method = score_method(self.estimator)
+        if method != "predict_proba" and self.scenario in ("raw", "internal"):
+            raise ValueError(
+                f"scenario={self.scenario!r} returns the estimator's own probabilities, but "
+                f"`estimator` {type(self.estimator).__name__} has no predict_proba; use a "
+                "calibrating scenario (e.g. 'cv'), which calibrates its decision_function."
             )
         takes_calibrator = SCENARIOS[self.scenario]
         if takes_calibrator and self.calibrator is None:
@@ -183,17 +205,23 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"scenario={self.scenario!r} uses no calibrator but `calibrator`="
                 f"{type(self.calibrator).__name__} was given; pass calibrator=None."
             )
-        if takes_calibrator and not (
-            hasattr(self.calibrator, "fit") and hasattr(self.calibrator, "predict_proba")
-        ):
-            raise TypeError(
-                "`calibrator` must have fit and predict_proba; got "
-                f"{type(self.calibrator).__name__}."
-            )
-        check_fraction(self.split_fraction, "split_fraction")
-        check_positive_int(self.cv, "cv", minimum=2)
-        check_positive_int(self.n_generated, "n_generated")
-        check_positive_int(self.group_size, "group_size")
+
+    def _new_calibrator(self) -> Any:
+        """A clone of ``calibrator`` that reads what the estimator outputs."""
+        cal = clone(self.calibrator)
+        if score_method(self.estimator) == "predict_proba":
+            return cal
+        inputs = getattr(cal, "_score_inputs", ())
+        if "decision" in inputs and "input" in cal.get_params(deep=False):
+            return cal.set_params(input="decision")
+        raise ValueError(
+            f"`estimator` {type(self.estimator).__name__} has no predict_proba, so the "
+            f"calibrator is fitted on decision values, which `calibrator` "
+            f"{type(self.calibrator).__name__} cannot read. Use a calibrator that accepts "
+            "input='decision' (PlattCalibrator, LogisticGAMCalibrator, IsotonicCalibrator, "
+            "ENIRCalibrator, HistogramBinningCalibrator, TemperatureScaling, ...) or an "
+            "estimator with predict_proba (e.g. SVC(probability=True))."
+        )
 
     # --------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any) -> CalibratedClassifier:
@@ -241,16 +269,16 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 random_state=_as_int_seed(self.random_state),
             )
             self.estimator_ = clone(self.estimator).fit(X_[train], y_arr[train])
-            P_cal, y_cal = self._proba(X_[held]), codes[held]
+            P_cal, y_cal = self._scores(X_[held]), codes[held]
         else:
             self.estimator_ = clone(self.estimator).fit(X_, y_arr)
             P_cal, y_cal = None, None
         if scenario == "full":
-            P_cal, y_cal = self._proba(X_), codes
+            P_cal, y_cal = self._scores(X_), codes
         elif scenario == "cv":
             folds = StratifiedKFold(n_splits=self.cv)
             P_cal = cross_val_predict(
-                clone(self.estimator), X_, y_arr, cv=folds, method="predict_proba"
+                clone(self.estimator), X_, y_arr, cv=folds, method=score_method(self.estimator)
             )
             y_cal = codes
         elif scenario == "oob":
@@ -267,8 +295,9 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 random_state=self.random_state,
             )
             if multi_dgg:
-                problems = group_binary_problems(self.calibrator, P_cal, y_cal, self.group_size)
-                self.calibrator_ = clone(self.calibrator).fit_binary_problems(
+                calibrator = self._new_calibrator()
+                problems = group_binary_problems(calibrator, P_cal, y_cal, self.group_size)
+                self.calibrator_ = calibrator.fit_binary_problems(
                     problems, n_outputs=n_classes
                 )
                 self.n_calibration_samples_ = int(y_cal.shape[0])
@@ -279,20 +308,13 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.n_calibration_samples_ = 0
             return self
         scores = P_cal[:, 1] if (n_classes == 2 and P_cal.ndim == 2) else P_cal
-        self.calibrator_ = clone(self.calibrator).fit(scores, y_cal)
+        self.calibrator_ = self._new_calibrator().fit(scores, y_cal)
         self.n_calibration_samples_ = int(y_cal.shape[0])
         return self
 
-    def _proba(self, X: np.ndarray) -> np.ndarray:
-        """The fitted estimator's probabilities with columns in ``classes_`` order."""
-        P = np.asarray(self.estimator_.predict_proba(X), dtype=float)
-        if P.shape[1] != self.classes_.shape[0] or not np.array_equal(
-            np.asarray(self.estimator_.classes_), self.classes_
-        ):
-            aligned = np.zeros((P.shape[0], self.classes_.shape[0]))
-            aligned[:, np.searchsorted(self.classes_, self.estimator_.classes_)] = P
-            P = aligned
-        return P
+    def _scores(self, X: np.ndarray) -> np.ndarray:
+        """The fitted estimator's probabilities (or decision values), ``classes_`` order."""
+        return classifier_scores(self.estimator_, X, self.classes_)
 
     def _oob_data(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         oob = getattr(self.estimator_, "oob_decision_function_", None)
@@ -323,11 +345,12 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"X has {X_.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input (the number it was fitted with)."
             )
-        P = self._proba(X_)
+        P = self._scores(X_)
         if self.calibrator_ is None:
             return P
         if self.classes_.shape[0] == 2:
-            return np.asarray(self.calibrator_.predict_proba(P[:, 1]), dtype=float)
+            scores = P[:, 1] if P.ndim == 2 else P
+            return np.asarray(self.calibrator_.predict_proba(scores), dtype=float)
         return np.asarray(self.calibrator_.predict_proba(P), dtype=float)
 
     def predict(self, X: Any) -> np.ndarray:
@@ -382,8 +405,8 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X_ = _check_features(X)
         if self.calibrator_ is None:
             return np.asarray(self.estimator_.predict_interval(X_, prob, kind=kind))
-        P = self._proba(X_)
-        scores = P[:, 1] if self.classes_.shape[0] == 2 else P
+        P = self._scores(X_)
+        scores = P[:, 1] if (self.classes_.shape[0] == 2 and P.ndim == 2) else P
         return np.asarray(self.calibrator_.predict_interval(scores, prob, kind=kind))
 
 

@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 from scipy.special import xlogy
+from sklearn.utils._param_validation import StrOptions
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import check_array_1d, check_choice, check_sample_weight
+from bayescal.validation import check_array_1d, check_sample_weight
 
 __all__ = ["ENIRCalibrator", "NearIsotonicPath", "near_isotonic_path"]
 
@@ -307,6 +308,10 @@ class ENIRCalibrator(BinaryCalibrator):
 
     Parameters
     ----------
+    input : {"score", "decision"}, default="score"
+        What the scores are: probabilities in [0, 1] (``"score"``) or any real
+        numbers such as an SVM's ``decision_function`` (``"decision"``). The
+        map only uses the order of the scores, so both are fitted alike.
     criterion : {"bic", "aic"}, default="bic"
         Score that weights the models on the path: BIC ``-2 loglik + df ln N``
         (Naeini & Cooper) or AIC ``-2 loglik + 2 df``.
@@ -385,18 +390,34 @@ class ENIRCalibrator(BinaryCalibrator):
     True
     """
 
-    def __init__(self, *, criterion: str = "bic") -> None:
+    _score_inputs = ("score", "decision")
+
+    _parameter_constraints: dict = {
+        "input": [StrOptions(set(_score_inputs))],
+        "criterion": [StrOptions({"bic", "aic"})],
+    }
+
+    def __init__(self, *, input: str = "score", criterion: str = "bic") -> None:
+        self.input = input
         self.criterion = criterion
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        check_choice(self.criterion, "criterion", ("bic", "aic"))
         positive = weights > 0
-        scores, targets, weights = scores[positive], targets[positive], weights[positive]
-        order = np.argsort(scores, kind="stable")
-        s, t, w = scores[order], targets[order], weights[order]
-        thresholds, first = np.unique(s, return_index=True)
-        pooled_w = np.add.reduceat(w, first)
-        pooled_t = np.add.reduceat(w * t, first) / pooled_w
+        if not positive.all():
+            scores, targets, weights = scores[positive], targets[positive], weights[positive]
+        # one sort: ties are pooled, so neither a stable sort nor np.unique (which
+        # sorts again) is needed; the groups are the runs of equal sorted scores
+        order = np.argsort(scores)
+        s, t = scores[order], targets[order]
+        first = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+        thresholds = s[first]
+        if np.all(weights == 1.0):  # unit weights: group sizes instead of weight sums
+            pooled_w = np.diff(np.append(first, s.shape[0])).astype(np.float64)
+            pooled_t = np.add.reduceat(t, first) / pooled_w
+        else:
+            w = weights[order]
+            pooled_w = np.add.reduceat(w, first)
+            pooled_t = np.add.reduceat(w * t, first) / pooled_w
         np.clip(pooled_t, 0.0, 1.0, out=pooled_t)
         path = _run_path(pooled_t, pooled_w)
         n_eff = float(weights.sum())

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 from scipy.interpolate import BSpline
 from scipy.optimize import minimize_scalar
 from scipy.special import expit, xlogy
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.platt import _ScoreFeatureCalibrator
-from bayescal.validation import check_choice, check_positive_int
+from bayescal.validation import DEFAULT_CLIP
 
 __all__ = ["LogisticGAMCalibrator", "GAM_CRITERIA", "pspline_basis"]
 
@@ -72,9 +74,10 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
 
     Parameters
     ----------
-    input : {"score", "logit"}, default="score"
-        The covariate ``x``: the score (seed ``004``'s "Platt with GAM") or its
-        logit ("Platt with logit and GAM").
+    input : {"score", "logit", "decision"}, default="score"
+        The covariate ``x``: the probability score (seed ``004``'s "Platt with
+        GAM"), its logit ("Platt with logit and GAM"), or a decision value
+        (any real number) as it is; see :class:`PlattCalibrator`.
     n_knots : int, default=8
         Equally spaced knots on the range of ``x`` (boundaries included); the
         basis has ``n_knots + degree - 1`` functions (10 by default, mgcv's
@@ -88,8 +91,10 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
         UBRE and GCV have multiple local minima and occasionally under-smooth
         (Reiss & Ogden 2009; Wood 2011) -- on data from a linear logit, REML
         returns the linear fit far more reliably (see the tests).
-    clip : float or None, default=None
-        Only for ``input="logit"``; see :class:`PlattCalibrator`.
+    clip : float or None, default=1e-12
+        Only for ``input="logit"``: bayescal's one clip rule, see
+        :class:`PlattCalibrator` (``None`` is strict; ``n_clipped_`` counts
+        the clipped calibration scores).
     max_iter : int, default=100
         Most P-IRLS (Newton) iterations per smoothing parameter.
 
@@ -107,6 +112,8 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
     criterion_value_ : float
         Value of the criterion at ``smoothing_`` (for the linear fit, its value
         at the top of the search grid, which the linear fit attains in the limit).
+    n_clipped_ : int
+        Calibration scores moved by ``clip`` (0 unless ``input="logit"``).
     classes_ : ndarray of shape (2,)
         ``[0, 1]``.
 
@@ -185,7 +192,7 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
         n_knots: int = 8,
         degree: int = 3,
         criterion: str = "reml",
-        clip: float | None = None,
+        clip: float | None = DEFAULT_CLIP,
         max_iter: int = 100,
     ) -> None:
         self.input = input
@@ -195,13 +202,17 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
         self.clip = clip
         self.max_iter = max_iter
 
+    _parameter_constraints: dict = {
+        **_ScoreFeatureCalibrator._parameter_constraints,
+        "n_knots": [Interval(Integral, 3, None, closed="left")],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "criterion": [StrOptions(set(GAM_CRITERIA))],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        self._check_feature_params()
-        check_choice(self.criterion, "criterion", GAM_CRITERIA)
-        n_knots = check_positive_int(self.n_knots, "n_knots", minimum=3)
-        degree = check_positive_int(self.degree, "degree", minimum=1)
-        max_iter = check_positive_int(self.max_iter, "max_iter")
-        x = self._feature(scores)
+        n_knots, degree, max_iter = int(self.n_knots), int(self.degree), int(self.max_iter)
+        x = self._feature(scores, fit=True)
         support = x[weights > 0]  # zero-weight rows do not move the knots
         lo, hi = float(support.min()), float(support.max())
         if not hi > lo:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.metrics.binning import BINNING_STRATEGIES, assign_bins, bin_edges
-from bayescal.validation import check_choice, check_positive_int
+from bayescal.metrics.binning import BINNING_STRATEGIES, assign_bins_compact, bin_edges
 
 __all__ = ["HistogramBinningCalibrator", "EMPTY_BIN_RULES"]
 
@@ -21,6 +21,12 @@ class HistogramBinningCalibrator(BinaryCalibrator):
 
     Parameters
     ----------
+    input : {"score", "decision"}, default="score"
+        What the scores are: probabilities in [0, 1], binned over [0, 1]
+        (``"score"``), or any real numbers such as an SVM's
+        ``decision_function`` (``"decision"``), binned over the observed range
+        of the calibration scores (a new score beyond it gets the value of the
+        first or last bin).
     n_bins : int, default=10
         Number of bins ``M``.
     strategy : {"uniform", "quantile"}, default="uniform"
@@ -39,12 +45,14 @@ class HistogramBinningCalibrator(BinaryCalibrator):
         the first or last non-empty bin), which keeps the map monotone whenever
         the non-empty bins are; ``"prior"``: the weighted positive fraction of
         all calibration data; ``"center"``: the bin's centre (the uncalibrated
-        score is trusted); a float in [0, 1]: that value.
+        score is trusted; not for ``input="decision"``, whose centres are no
+        probabilities); a float in [0, 1]: that value.
 
     Attributes
     ----------
     bin_edges_ : ndarray of shape (M + 1,)
-        Bin edges, ``bin_edges_[0] = 0`` and ``bin_edges_[-1] = 1``.
+        Bin edges, ``bin_edges_[0] = 0`` and ``bin_edges_[-1] = 1`` (the
+        smallest and largest calibration score for ``input="decision"``).
     bin_weights_ : ndarray of shape (M,)
         Summed sample weight per bin (the count for unit weights).
     bin_values_ : ndarray of shape (M,)
@@ -83,36 +91,44 @@ class HistogramBinningCalibrator(BinaryCalibrator):
     [0.5, 1.0]
     """
 
+    _score_inputs = ("score", "decision")
+
+    _parameter_constraints: dict = {
+        "input": [StrOptions(set(_score_inputs))],
+        "n_bins": [Interval(Integral, 1, None, closed="left")],
+        "strategy": [StrOptions(set(BINNING_STRATEGIES))],
+        "empty_bin": [StrOptions(set(EMPTY_BIN_RULES)), Interval(Real, 0, 1, closed="both")],
+    }
+
     def __init__(
         self,
         *,
+        input: str = "score",
         n_bins: int = 10,
         strategy: str = "uniform",
         empty_bin: str | float = "interpolate",
     ) -> None:
+        self.input = input
         self.n_bins = n_bins
         self.strategy = strategy
         self.empty_bin = empty_bin
 
-    def _check_empty_bin(self) -> str | float:
-        rule = self.empty_bin
-        if isinstance(rule, str):
-            return check_choice(rule, "empty_bin", EMPTY_BIN_RULES)
-        if isinstance(rule, bool) or not isinstance(rule, Real) or not 0.0 <= rule <= 1.0:
-            raise ValueError(
-                f"`empty_bin` must be one of {list(EMPTY_BIN_RULES)!r} or a probability in "
-                f"[0, 1]; got {rule!r}."
-            )
-        return float(rule)
-
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        n_bins = check_positive_int(self.n_bins, "n_bins")
-        check_choice(self.strategy, "strategy", BINNING_STRATEGIES)
-        rule = self._check_empty_bin()
+        n_bins = int(self.n_bins)
+        rule = self.empty_bin if isinstance(self.empty_bin, str) else float(self.empty_bin)
         unit = bool(np.all(weights == 1.0))
         support = scores if unit else scores[weights > 0]
-        edges = bin_edges(support, n_bins, self.strategy)
-        idx = assign_bins(scores, edges)
+        span = (0.0, 1.0)
+        if self.input == "decision":
+            if rule == "center":
+                raise ValueError(
+                    "`empty_bin`='center' gives an empty bin the centre of its scores, which "
+                    "is no probability for input='decision'; use empty_bin='interpolate', "
+                    "'prior' or a probability."
+                )
+            span = (float(support.min()), float(support.max()))
+        edges = bin_edges(support, n_bins, self.strategy, span=span)
+        idx = assign_bins_compact(scores, edges)
         if unit:  # plain counts: one pass less than weighted sums
             w_bin = np.bincount(idx, minlength=n_bins).astype(np.float64)
             wt_bin = np.bincount(idx, weights=targets, minlength=n_bins)
@@ -137,4 +153,4 @@ class HistogramBinningCalibrator(BinaryCalibrator):
         self.empty_bins_ = empty
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
-        return self.bin_values_[assign_bins(scores, self.bin_edges_)]
+        return self.bin_values_[assign_bins_compact(scores, self.bin_edges_)]

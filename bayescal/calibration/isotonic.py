@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import isotonic_regression
+from sklearn.utils._param_validation import StrOptions
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import check_choice, describe_bad_values
+from bayescal.validation import describe_bad_values
 
 __all__ = ["IsotonicCalibrator", "pooled_isotonic_fit"]
 
@@ -67,6 +68,10 @@ class IsotonicCalibrator(BinaryCalibrator):
 
     Parameters
     ----------
+    input : {"score", "decision"}, default="score"
+        What the scores are: probabilities in [0, 1] (``"score"``) or any real
+        numbers such as an SVM's ``decision_function`` (``"decision"``). The
+        map only uses the order of the scores, so both are fitted alike.
     increasing : bool, default=True
         Fit a non-decreasing map (False: non-increasing).
     out_of_bounds : {"clip", "raise"}, default="clip"
@@ -125,21 +130,29 @@ class IsotonicCalibrator(BinaryCalibrator):
     [0.0, 0.5, 1.0]
     """
 
+    _score_inputs = ("score", "decision")
+
+    _parameter_constraints: dict = {
+        "input": [StrOptions(set(_score_inputs))],
+        "increasing": ["boolean"],
+        "out_of_bounds": [StrOptions({"clip", "raise"})],
+        "interpolation": [StrOptions({"linear", "step"})],
+    }
+
     def __init__(
         self,
         *,
+        input: str = "score",
         increasing: bool = True,
         out_of_bounds: str = "clip",
         interpolation: str = "linear",
     ) -> None:
+        self.input = input
         self.increasing = increasing
         self.out_of_bounds = out_of_bounds
         self.interpolation = interpolation
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        check_choice(self.increasing, "increasing", (True, False))
-        check_choice(self.out_of_bounds, "out_of_bounds", ("clip", "raise"))
-        check_choice(self.interpolation, "interpolation", ("linear", "step"))
         self.thresholds_, self.values_ = pooled_isotonic_fit(
             scores, targets, weights, increasing=bool(self.increasing)
         )

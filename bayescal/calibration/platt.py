@@ -2,46 +2,51 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from scipy.special import expit
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from bayescal.calibration._logistic import (
-    check_clip,
-    fit_logistic,
-    intercept_design,
-    open_unit_scores,
-)
+from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import check_choice, check_positive_int
+from bayescal.validation import DEFAULT_CLIP, SCORE_INPUTS, clip_constraint, clip_probabilities
 
 __all__ = ["PlattCalibrator", "platt_targets", "score_feature"]
 
 #: Values accepted by the ``input`` parameter of the logistic-family calibrators.
-FEATURE_INPUTS = ("score", "logit")
+FEATURE_INPUTS = SCORE_INPUTS
 
 
-def score_feature(scores: np.ndarray, input: str, clip: float | None, owner: str) -> np.ndarray:
+def score_feature(
+    scores: np.ndarray, input: str, clip: float | None, owner: str
+) -> tuple[np.ndarray, int]:
     """The covariate a logistic-family calibrator regresses on.
 
     Parameters
     ----------
     scores : ndarray of shape (n,)
-        Validated scores in [0, 1].
-    input : {"score", "logit"}
-        ``"score"``: the score itself; ``"logit"``: ``log(s / (1 - s))``.
+        Validated scores: probabilities in [0, 1] for ``"score"`` and
+        ``"logit"``, any real for ``"decision"``.
+    input : {"score", "logit", "decision"}
+        ``"score"`` and ``"decision"``: the value itself; ``"logit"``:
+        ``log(s / (1 - s))`` of the probability.
     clip : float or None
-        See :func:`bayescal.calibration._logistic.open_unit_scores`.
+        The clip rule for ``"logit"``, see
+        :func:`bayescal.validation.clip_probabilities`.
     owner : str
         Calibrator name for error messages.
 
     Returns
     -------
-    ndarray of shape (n,)
+    feature : ndarray of shape (n,)
+    n_clipped : int
+        Scores clipped before the logit (0 unless ``input="logit"``).
     """
-    if input == "score":
-        return scores
-    s = open_unit_scores(scores, clip, owner)
-    return np.log(s) - np.log1p(-s)
+    if input != "logit":
+        return scores, 0
+    s, n_clipped = clip_probabilities(scores, clip, owner=owner)
+    return np.log(s) - np.log1p(-s), n_clipped
 
 
 def platt_targets(targets: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -74,21 +79,23 @@ def platt_targets(targets: np.ndarray, weights: np.ndarray) -> np.ndarray:
 class _ScoreFeatureCalibrator(BinaryCalibrator):
     """A calibrator that regresses on :func:`score_feature` of probability scores.
 
-    Subclasses have the parameters ``input`` (``"score"`` or ``"logit"``) and
-    ``clip``, call ``_check_feature_params()`` first in ``_fit`` and use
-    ``_feature(scores)`` as their covariate.
+    Subclasses have the parameters ``input`` (``"score"``, ``"logit"`` or
+    ``"decision"``) and ``clip``, and use ``_feature(scores)`` as their
+    covariate; ``_feature(scores, fit=True)`` records ``n_clipped_``.
     """
 
-    def _input_kind(self) -> str:
-        # Scores are probabilities for both settings of ``input``.
-        return "score"
+    _score_inputs = FEATURE_INPUTS
 
-    def _check_feature_params(self) -> None:
-        check_choice(self.input, "input", FEATURE_INPUTS)
-        check_clip(self.clip)
+    _parameter_constraints: dict = {
+        "input": [StrOptions(set(FEATURE_INPUTS))],
+        "clip": clip_constraint(),
+    }
 
-    def _feature(self, scores: np.ndarray) -> np.ndarray:
-        return score_feature(scores, self.input, self.clip, type(self).__name__)
+    def _feature(self, scores: np.ndarray, fit: bool = False) -> np.ndarray:
+        x, n_clipped = score_feature(scores, self.input, self.clip, type(self).__name__)
+        if fit:
+            self.n_clipped_ = n_clipped
+        return x
 
 
 class PlattCalibrator(_ScoreFeatureCalibrator):
@@ -96,21 +103,26 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
 
     Parameters
     ----------
-    input : {"score", "logit"}, default="score"
-        Covariate of the logistic regression: the score ``s`` itself
-        (traditional Platt scaling) or ``log(s / (1 - s))`` ("Platt with
-        logit", seed ``004``; identical to beta calibration with ``a = b``).
-        Scores are always probabilities in [0, 1].
+    input : {"score", "logit", "decision"}, default="score"
+        What the scores are and the covariate of the logistic regression:
+        ``"score"``, probabilities ``s`` in [0, 1] used as they are
+        (traditional Platt scaling); ``"logit"``, probabilities used as
+        ``log(s / (1 - s))`` ("Platt with logit", seed ``004``; identical to
+        beta calibration with ``a = b``); ``"decision"``, any real numbers
+        (an SVM's ``decision_function``, as Platt 1999 and scikit-learn's
+        sigmoid calibration use) used as they are.
     target_smoothing : bool, default=True
         Use Platt's (1999) smoothed targets ``t+ = (N+ + 1)/(N+ + 2)``,
         ``t- = 1/(N- + 2)`` (as scikit-learn's sigmoid calibration does), or
         the plain 0/1 (or fractional) targets when False (plain logistic
         regression, the variant of seed ``004``).
-    clip : float or None, default=None
-        Only for ``input="logit"``. ``None``: a score of exactly 0 or 1 (whose
-        logit is infinite) raises a ``ValueError`` in ``fit`` and
-        ``predict_proba``. A float ``eps`` in (0, 0.5): scores are clipped to
-        ``[eps, 1 - eps]`` before the logit is taken.
+    clip : float or None, default=1e-12
+        Only for ``input="logit"``; bayescal's one clip rule
+        (:func:`bayescal.validation.clip_probabilities`): a float ``eps`` in
+        (0, 0.5) clips scores to ``[eps, 1 - eps]`` before the logit is taken
+        (``n_clipped_`` counts them in ``fit``); ``None`` is strict, a score of
+        exactly 0 or 1 (whose logit is infinite) raises a ``ValueError`` in
+        ``fit`` and ``predict_proba``.
     max_iter : int, default=100
         Most Newton iterations.
 
@@ -122,6 +134,8 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         Fitted intercept ``beta_0``.
     n_iter_ : int
         Newton iterations used.
+    n_clipped_ : int
+        Calibration scores moved by ``clip`` (0 unless ``input="logit"``).
     classes_ : ndarray of shape (2,)
         ``[0, 1]``.
 
@@ -179,7 +193,7 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         *,
         input: str = "score",
         target_smoothing: bool = True,
-        clip: float | None = None,
+        clip: float | None = DEFAULT_CLIP,
         max_iter: int = 100,
     ) -> None:
         self.input = input
@@ -187,11 +201,14 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         self.clip = clip
         self.max_iter = max_iter
 
+    _parameter_constraints: dict = {
+        **_ScoreFeatureCalibrator._parameter_constraints,
+        "target_smoothing": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        self._check_feature_params()
-        check_choice(self.target_smoothing, "target_smoothing", (True, False))
-        check_positive_int(self.max_iter, "max_iter")
-        x = self._feature(scores)
+        x = self._feature(scores, fit=True)
         t = platt_targets(targets, weights) if self.target_smoothing else targets
         design = intercept_design(x)
         n_pos = float(np.dot(weights, targets))

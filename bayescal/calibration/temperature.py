@@ -3,28 +3,36 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.validation import (
-    check_choice,
+    DEFAULT_CLIP,
+    check_array_1d,
     check_consistent_length,
     check_labels,
     check_matrix,
     check_n_classes_present,
-    check_positive_int,
     check_probability_matrix,
     check_sample_weight,
+    clip_constraint,
+    clip_probabilities,
 )
 
 __all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]
 
-#: Values accepted by ``input``.
-TEMPERATURE_INPUTS = ("logits", "probabilities")
+#: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
+TEMPERATURE_INPUTS = ("score", "decision")
+
+#: From this many logits (n x K) the NLL passes of ``fit`` run in one fused numba
+#: kernel (:mod:`bayescal.calibration._temperature_kernel`); below, in NumPy.
+FUSED_MIN_LOGITS = 50_000
 
 
 def _tempered(logits: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -98,15 +106,38 @@ def temperature_nll(
     return nll, float(np.dot(weights, mean - z_true)), float(np.dot(weights, var))
 
 
+def _nll_function(z: np.ndarray, labels: np.ndarray, w: np.ndarray):
+    """:func:`temperature_nll`, or its fused numba twin for large inputs."""
+    if z.size < FUSED_MIN_LOGITS:
+        return temperature_nll
+    from bayescal.calibration._temperature_kernel import temperature_nll_fused
+
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    return lambda _z, _labels, _w, beta: temperature_nll_fused(z, labels, w, float(beta))
+
+
 class TemperatureScaling(ClassifierMixin, BaseEstimator):
     """Temperature scaling: multi-class probabilities ``softmax(z / T)``.
 
     Parameters
     ----------
-    input : {"logits", "probabilities"}, default="logits"
-        What ``X`` holds: logits (any finite reals), or class probabilities
-        (rows in the simplex), whose logs are used as logits (a probability of
-        0 is a logit of ``-inf`` and stays 0 at every temperature).
+    input : {"score", "decision"}, default="score"
+        What ``X`` holds: class probabilities (``"score"``, rows in the
+        simplex), whose logs ``log max(p, clip)`` are the logits; or logits /
+        decision values (``"decision"``, any finite reals) used as they are
+        (a 1-D array of binary decision values ``d`` is read as the logits
+        ``(-d, d)``, as scikit-learn does).
+    clip : float or None, default=1e-12
+        Floor of the probabilities before their log (``input="score"``),
+        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`):
+        a probability below ``clip`` becomes ``clip`` (``n_clipped_`` counts
+        them in ``fit``), so a zero probability -- also for the true class, as
+        random forests and naive Bayes often give -- is a finite logit
+        ``log(clip)`` and the calibrated probabilities are never exactly 0 at
+        moderate temperatures. ``None`` is strict: a probability of exactly 0
+        raises a ``ValueError``.
     max_iter : int, default=100
         Most safeguarded Newton iterations.
 
@@ -117,6 +148,8 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         information about the labels, see Notes).
     n_iter_ : int
         Iterations used.
+    n_clipped_ : int
+        Probabilities raised to ``clip`` in ``fit`` (0 for ``input="decision"``).
     classes_ : ndarray of shape (K,)
         ``0 .. K-1``.
     n_features_in_ : int
@@ -126,8 +159,8 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
     ------
     ValueError
         Labels outside ``0 .. K-1``, a single class, non-finite logits, rows of
-        probabilities not summing to one, or a true class with probability 0
-        (its NLL is infinite at every temperature).
+        probabilities not summing to one, or a probability of 0 with
+        ``clip=None``.
 
     Notes
     -----
@@ -142,6 +175,13 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
     the search stops there with a ``ConvergenceWarning``. Sample weights
     multiply each sample's NLL term. Labels are integer classes; fractional
     targets do not apply to this multi-class calibrator.
+
+    On probabilities the logits are ``z_ik = log max(p_ik, clip)``, as
+    scikit-learn's ``CalibratedClassifierCV(method="temperature")`` uses
+    ``log(p + 1e-12)``; both give the same temperature (to about 1e-10 when
+    no probability is below 1e-6). A probability floored at ``clip`` keeps the
+    NLL finite; without the floor a true class of probability 0 has infinite
+    NLL at every temperature and a zero elsewhere stays an exact 0.
 
     References
     ----------
@@ -160,13 +200,26 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
     (300, 3)
     """
 
-    def __init__(self, *, input: str = "logits", max_iter: int = 100) -> None:
+    _parameter_constraints: dict = {
+        "input": [StrOptions(set(TEMPERATURE_INPUTS))],
+        "clip": clip_constraint(),
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self, *, input: str = "score", clip: float | None = DEFAULT_CLIP, max_iter: int = 100
+    ) -> None:
         self.input = input
+        self.clip = clip
         self.max_iter = max_iter
 
-    def _logits(self, X: Any, n_classes: int | None = None) -> np.ndarray:
-        check_choice(self.input, "input", TEMPERATURE_INPUTS)
-        if self.input == "logits":
+    def _logits(self, X: Any, n_classes: int | None = None, fit: bool = False) -> np.ndarray:
+        if self.input not in TEMPERATURE_INPUTS:
+            self._validate_params()
+        if self.input == "decision":
+            if np.ndim(X) == 1:  # binary decision values d: logits (-d, d), as scikit-learn
+                d = check_array_1d(X, "X")
+                X = np.column_stack([-d, d])
             z = check_matrix(X, "X")
             if n_classes is not None and z.shape[1] != n_classes:
                 raise ValueError(
@@ -177,10 +230,22 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"`X` must have at least 2 columns (one per class); got {z.shape}."
                 )
+            if fit:
+                self.n_clipped_ = 0
             return z
-        p = check_probability_matrix(X, "X", n_classes=n_classes)
-        with np.errstate(divide="ignore"):
-            return np.log(p)
+        try:
+            p = check_probability_matrix(X, "X", n_classes=n_classes)
+        except ValueError as exc:
+            raise ValueError(
+                f"{exc} TemperatureScaling(input='score') reads class probabilities; for "
+                "logits or decision values pass input='decision'."
+            ) from None
+        p, n_clipped = clip_probabilities(
+            p, self.clip, name="X", owner="TemperatureScaling(input='score')", upper=False
+        )
+        if fit:
+            self.n_clipped_ = n_clipped
+        return np.log(p)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TemperatureScaling:
         """Find the NLL-optimal temperature.
@@ -198,20 +263,13 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        z = self._logits(X)
+        self._validate_params()
+        z = self._logits(X, fit=True)
         n, k = z.shape
         labels = check_labels(y, "y", n_classes=k)
         check_consistent_length(X=z, y=labels)
         check_n_classes_present(labels, "y")
         w = check_sample_weight(sample_weight, n)
-        true_finite = np.isfinite(z[np.arange(n), labels])
-        if not true_finite.all():
-            rows = np.flatnonzero(~true_finite)
-            raise ValueError(
-                f"`X` gives probability 0 to the true class in {rows.size} rows (first: "
-                f"{rows[:3].tolist()}); their NLL is infinite at every temperature. Smooth the "
-                "probabilities first, e.g. (p + eps) / (1 + K * eps)."
-            )
         beta, n_iter = self._optimise(z, labels, w)
         self.temperature_ = float(np.inf) if beta == 0.0 else float(1.0 / beta)
         self.n_iter_ = n_iter
@@ -220,7 +278,8 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         return self
 
     def _optimise(self, z: np.ndarray, labels: np.ndarray, w: np.ndarray) -> tuple[float, int]:
-        max_iter = check_positive_int(self.max_iter, "max_iter")
+        max_iter = int(self.max_iter)
+        temperature_nll = _nll_function(z, labels, w)
         _, g0, _ = temperature_nll(z, labels, w, 0.0)
         if g0 >= 0:
             warnings.warn(

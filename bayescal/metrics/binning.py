@@ -12,21 +12,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayescal.validation import check_choice, check_positive_int
+from bayescal.validation import check_choice, check_positive_int, describe_bad_values
 
-__all__ = ["BinStatistics", "BINNING_STRATEGIES", "bin_edges", "bin_statistics", "assign_bins"]
+__all__ = ["BinStatistics", "BINNING_STRATEGIES", "bin_edges", "bin_statistics", "assign_bins",
+           "assign_bins_compact"]
 
 #: Names accepted by ``strategy``.
 BINNING_STRATEGIES = ("uniform", "quantile")
 
 
-def bin_edges(scores: np.ndarray, n_bins: int = 10, strategy: str = "uniform") -> np.ndarray:
-    """Edges of ``n_bins`` bins covering [0, 1].
+def bin_edges(
+    scores: np.ndarray,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    *,
+    span: tuple[float, float] = (0.0, 1.0),
+) -> np.ndarray:
+    """Edges of ``n_bins`` bins covering ``span`` ([0, 1] by default).
 
     Parameters
     ----------
     scores : ndarray of shape (n,)
-        Validated scores in [0, 1] (used only by ``strategy="quantile"``).
+        Validated scores in [0, 1] (used only by ``strategy="quantile"``); NaN
+        is rejected.
     n_bins : int, default=10
         Number of bins ``M``.
     strategy : {"uniform", "quantile"}, default="uniform"
@@ -35,18 +43,37 @@ def bin_edges(scores: np.ndarray, n_bins: int = 10, strategy: str = "uniform") -
         that bins hold (about) equal numbers of samples; the outer edges are 0
         and 1. Tied scores can make inner edges coincide; the resulting
         zero-width bins are empty and reported as such, never merged silently.
+    span : (float, float), default=(0.0, 1.0)
+        Outer edges; decision values (any real number) are binned over their
+        observed range ``(scores.min(), scores.max())``.
 
     Returns
     -------
     ndarray of shape (n_bins + 1,)
-        Non-decreasing edges with ``edges[0] = 0`` and ``edges[-1] = 1``.
+        Non-decreasing edges with ``edges[0] = span[0]`` and ``edges[-1] = span[1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` contains NaN (it would land in a bin silently).
     """
     n_bins = check_positive_int(n_bins, "n_bins")
     check_choice(strategy, "strategy", BINNING_STRATEGIES)
+    _reject_nan(scores, "scores")
+    low, high = float(span[0]), float(span[1])
     if strategy == "uniform":
-        return np.linspace(0.0, 1.0, n_bins + 1)
+        return np.linspace(low, high, n_bins + 1)
     inner = np.quantile(scores, np.arange(1, n_bins) / n_bins)
-    return np.concatenate([[0.0], inner, [1.0]])
+    return np.concatenate([[low], inner, [high]])
+
+
+def _reject_nan(values: np.ndarray, name: str) -> None:
+    values = np.asarray(values)
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError(
+            f"`{name}` contains NaN: {describe_bad_values(values, np.isnan(values))}. "
+            "A NaN score has no bin; remove or impute these entries first."
+        )
 
 
 #: Up to this many inner edges, :func:`assign_bins` counts edges instead of searching.
@@ -71,13 +98,36 @@ def assign_bins(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
     ndarray of shape (n,), int64
         Bin indices in ``0 .. M-1``.
     """
+    return assign_bins_compact(scores, edges).astype(np.int64, copy=False)
+
+
+def assign_bins_compact(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """:func:`assign_bins` in the narrowest integer type (``uint8`` for <= 32 edges).
+
+    For hot paths that only count (``np.bincount``) or look up
+    (``values[index]``) with the index: at 10^6 scores the one-byte index is
+    written many times faster than an ``int64`` one.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n,)
+        Scores in [0, 1].
+    edges : ndarray of shape (M + 1,)
+        Bin edges from :func:`bin_edges`.
+
+    Returns
+    -------
+    ndarray of shape (n,), uint8 or intp
+        Bin indices in ``0 .. M-1``, equal to :func:`assign_bins`'.
+    """
     inner = edges[1:-1]
     if inner.size > _COUNTING_MAX_EDGES:
-        return np.searchsorted(inner, scores, side="left").astype(np.int64)
+        return np.searchsorted(inner, scores, side="left")
     # The index of a right-closed bin is the number of inner edges strictly below
-    # the score; counting them pass by pass is about twice as fast as a binary
-    # search for the usual handful of bins (identical result).
-    index = np.zeros(scores.shape, dtype=np.int64)
+    # the score; counting them pass by pass in one byte per score is many times
+    # faster than a binary search or an int64 counter for the usual handful of
+    # bins (identical result).
+    index = np.zeros(scores.shape, dtype=np.uint8)
     for edge in inner:
         index += scores > edge
     return index
@@ -152,6 +202,7 @@ def bin_statistics(
     -------
     BinStatistics
     """
+    _reject_nan(outcomes, "outcomes")
     edges = bin_edges(scores, n_bins, strategy)
     idx = assign_bins(scores, edges)
     m = edges.shape[0] - 1

@@ -40,9 +40,14 @@ The likelihood is the weighted Bernoulli log-likelihood
 Platt's smoothed targets) and sample weights ``w_i`` enter exactly as in
 the frequentist calibrators.
 
-Scores are clipped to ``[1e-12, 1 - 1e-12]`` before logs and logits (a score of
-exactly 0 or 1 would give an infinite feature); this is the only change made
-to the input.
+Inputs and clipping
+-------------------
+The maps follow bayescal's one ``input`` vocabulary and clip rule
+(:mod:`bayescal.validation`): probabilities are clipped to ``[clip, 1 - clip]``
+(``clip=1e-12`` by default; ``n_clipped_`` counts them, ``clip=None`` raises
+on a score of exactly 0 or 1) before logs and logits -- the only change made
+to the input. The Platt and spline maps also read decision values
+(``input="decision"``, any real number) as they are.
 """
 
 from __future__ import annotations
@@ -63,10 +68,12 @@ from bayescal.probes.posterior import (
 )
 from bayescal.probes.sampling import sample_posterior, sampler_settings, student_t_prior_hyper
 from bayescal.validation import (
-    check_choice,
+    DEFAULT_CLIP,
     check_fraction,
     check_positive_int,
     check_positive_number,
+    clip_constraint,
+    clip_probabilities,
 )
 
 __all__ = [
@@ -79,8 +86,6 @@ __all__ = [
     "spline_knots",
     "undersampling_correction",
 ]
-
-SCORE_EPS = 1e-12
 
 
 def undersampling_correction(gamma: np.ndarray, pi0: float) -> np.ndarray:
@@ -290,6 +295,28 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
 
     _coef_prior = "real"
     _min_samples = 3
+    _score_inputs: tuple[str, ...] = ("logit", "decision")
+
+    def _check_input_and_clip(self) -> None:
+        from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
+
+        params = self.get_params(deep=False)
+        constraints = {"input": [StrOptions(set(self._score_inputs))], "clip": clip_constraint()}
+        validate_parameter_constraints(
+            {k: v for k, v in constraints.items() if k in params},
+            {k: params[k] for k in constraints if k in params},
+            caller_name=type(self).__name__,
+        )
+
+    def _on_logit_scale(self) -> bool:
+        """Whether the map takes logs of the scores (probability input)."""
+        return self._input_kind() == "logit"
+
+    def _logit(self, s: np.ndarray) -> np.ndarray:
+        """The scores on the log-odds scale (one clip rule), or decision values as given."""
+        if self._input_kind() == "decision":
+            return s
+        return logit(clip_probabilities(s, self.clip, owner=type(self).__name__)[0])
 
     def _hyper(self) -> dict[str, Any]:
         return {
@@ -306,6 +333,12 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
         if self.pi0 is not None:
             check_fraction(self.pi0, "pi0", inclusive_high=True)
         settings = sampler_settings(self)
+        self._check_input_and_clip()
+        self.n_clipped_ = (
+            clip_probabilities(scores, self.clip, owner=type(self).__name__)[1]
+            if self._on_logit_scale()
+            else 0
+        )
         self._prepare(scores)
         data = {**self._design(scores), "t": targets, "w": weights}
         fit = sample_posterior(
@@ -416,10 +449,15 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
 
     Parameters
     ----------
-    feature : {"logit", "score"}, default="logit"
+    input : {"logit", "score", "decision"}, default="logit"
+        What the scores are and the feature: probabilities read as
         ``logit(s)`` (Platt on the logit; exact for a perfect base model after
-        undersampling, seed ``004`` Eq. 4) or the score ``s`` itself
-        (Platt 1999).
+        undersampling, seed ``004`` Eq. 4), probabilities ``s`` used as they
+        are (Platt 1999), or decision values (any real number) used as they are.
+    clip : float or None, default=1e-12
+        bayescal's one clip rule for ``input="logit"``
+        (:func:`bayescal.validation.clip_probabilities`); ``n_clipped_``
+        counts the clipped calibration scores, ``None`` is strict.
     <common parameters>
     Attributes
     ----------
@@ -455,7 +493,8 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
     def __init__(
         self,
         *,
-        feature: str = "logit",
+        input: str = "logit",
+        clip: float | None = DEFAULT_CLIP,
         pi0: float | None = None,
         prior_scale: float = 2.5,
         intercept_scale: float = 10.0,
@@ -467,7 +506,8 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
         chains: int = 2,
         random_state: Any = None,
     ) -> None:
-        self.feature = feature
+        self.input = input
+        self.clip = clip
         self.pi0 = pi0
         self.prior_scale = prior_scale
         self.intercept_scale = intercept_scale
@@ -479,11 +519,12 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
         self.chains = chains
         self.random_state = random_state
 
+    _score_inputs = ("logit", "score", "decision")
+
     def _features(self, s: np.ndarray) -> np.ndarray:
-        check_choice(self.feature, "feature", ("logit", "score"))
-        if self.feature == "score":
+        if self.input == "score":
             return s[:, None]
-        return logit(np.clip(s, SCORE_EPS, 1.0 - SCORE_EPS))[:, None]
+        return self._logit(s)[:, None]
 
 
 @_with_common_parameters
@@ -492,6 +533,12 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
 
     Parameters
     ----------
+    clip : float or None, default=1e-12
+        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`)
+        before ``log s`` and ``log(1 - s)``; ``n_clipped_`` counts the clipped
+        calibration scores, ``None`` is strict. The map needs probabilities:
+        decision values are rejected (use :class:`BayesianPlattCalibrator`
+        with ``input="decision"``).
     <common parameters>
     Attributes
     ----------
@@ -524,10 +571,16 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
     """
 
     _coef_prior = "positive"
+    _score_inputs = ("score",)
+    _decision_remedy = (
+        "Beta calibration needs probabilities (it takes log s and log(1 - s)); for decision "
+        "values use BayesianPlattCalibrator(input='decision')."
+    )
 
     def __init__(
         self,
         *,
+        clip: float | None = DEFAULT_CLIP,
         pi0: float | None = None,
         prior_scale: float = 2.5,
         intercept_scale: float = 10.0,
@@ -539,6 +592,7 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
         chains: int = 2,
         random_state: Any = None,
     ) -> None:
+        self.clip = clip
         self.pi0 = pi0
         self.prior_scale = prior_scale
         self.intercept_scale = intercept_scale
@@ -550,8 +604,11 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
         self.chains = chains
         self.random_state = random_state
 
+    def _on_logit_scale(self) -> bool:
+        return True
+
     def _features(self, s: np.ndarray) -> np.ndarray:
-        s = np.clip(s, SCORE_EPS, 1.0 - SCORE_EPS)
+        s = clip_probabilities(s, self.clip, owner=type(self).__name__)[0]
         return np.column_stack([np.log(s), -np.log1p(-s)])
 
 
@@ -561,6 +618,13 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
 
     Parameters
     ----------
+    input : {"logit", "decision"}, default="logit"
+        What the scores are: probabilities, modelled on ``z = logit(s)``, or
+        decision values (any real number) used as ``z`` directly.
+    clip : float or None, default=1e-12
+        bayescal's one clip rule for ``input="logit"``
+        (:func:`bayescal.validation.clip_probabilities`); ``n_clipped_``
+        counts the clipped calibration scores, ``None`` is strict.
     n_basis : int, default=10
         Number of cubic B-spline basis functions on ``z = logit(s)`` (at
         least 4); equally spaced knots over the range of the training ``z``.
@@ -638,6 +702,8 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
     def __init__(
         self,
         *,
+        input: str = "logit",
+        clip: float | None = DEFAULT_CLIP,
         n_basis: int = 10,
         smoothness_scale: float = 1.0,
         target_accept: float = 0.95,
@@ -652,6 +718,8 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
         chains: int = 2,
         random_state: Any = None,
     ) -> None:
+        self.input = input
+        self.clip = clip
         self.n_basis = n_basis
         self.smoothness_scale = smoothness_scale
         self.target_accept = target_accept
@@ -693,9 +761,6 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
 
     def _sampler_options(self) -> dict[str, Any]:
         return {"target_accept": self.target_accept}
-
-    def _logit(self, s: np.ndarray) -> np.ndarray:
-        return logit(np.clip(s, SCORE_EPS, 1.0 - SCORE_EPS))
 
     def _fixed_effects(self, z: np.ndarray) -> np.ndarray:
         """``[1, (z - centre) / scale]``: the intercept's and the slope's columns."""

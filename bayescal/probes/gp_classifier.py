@@ -6,6 +6,10 @@ amplitude, under a probit (or logit) link. Three inferences share the model:
 
 * ``"ep"`` -- expectation propagation (:mod:`bayescal.probes.gp_ep`, NumPy/SciPy),
   hyper-parameters at their type-II MAP;
+* ``"sparse"`` -- EP under the FITC inducing-point prior
+  (:mod:`bayescal.probes.gp_sparse`), ``O(n m^2)``, for n in the thousands to
+  tens of thousands; ``"auto"`` (default) picks ``"ep"`` up to
+  ``AUTO_EXACT_MAX_ROWS`` rows and ``"sparse"`` above;
 * ``"mcmc"`` -- PyMC's latent GP (``pm.gp.Latent``) sampled by NUTS with the
   hyper-parameters, the gold standard for small n;
 * ``"hsgp"`` -- PyMC's Hilbert-space approximation (``pm.gp.HSGP``), ``n_basis``
@@ -15,21 +19,32 @@ amplitude, under a probit (or logit) link. Three inferences share the model:
 from __future__ import annotations
 
 import time
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.special import expit, ndtr, ndtri
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.probes.gp_ep import (
     EPConvergenceWarning,
+    EPFit,
     HyperPrior,
     fit_ep_hyperparameters,
     predictive_probability,
     rbf_kernel,
 )
+from bayescal.probes.gp_hyper import (
+    ARD_MAX_RATIO,
+    collapse_failures,
+    dimension_scaled_prior,
+    initial_lengthscale,
+    select_kernel,
+)
 from bayescal.probes.posterior import (
+    PosteriorDiagnosticsWarning,
     PosteriorPredictiveMixin,
     credible_interval,
     record_diagnostics,
@@ -42,12 +57,15 @@ from bayescal.validation import (
     check_labels,
     check_matrix,
     check_n_classes_present,
-    check_positive_int,
 )
 
 __all__ = ["BayesianGPClassifier", "gp_classifier_model"]
 
-INFERENCES = ("mcmc", "hsgp", "ep")
+INFERENCES = ("auto", "ep", "sparse", "mcmc", "hsgp")
+#: ``inference="auto"`` runs exact EP up to this many rows and sparse (FITC) EP above.
+AUTO_EXACT_MAX_ROWS = 2000
+#: Rows of the random subsample on which sparse EP searches its hyper-parameters.
+SPARSE_HYPER_ROWS = 500
 JITTER = 1e-6
 
 
@@ -123,11 +141,23 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     ----------
     kernel : {"rbf"}, default="rbf"
         Squared-exponential covariance ``sigma_f^2 exp(-0.5 sum_d (x_d - x'_d)^2 / l_d^2)``.
-    ard : bool, default=True
-        One length-scale per input (True) or one shared length-scale.
-    inference : {"ep", "mcmc", "hsgp"}, default="ep"
-        Expectation propagation (probit; NumPy/SciPy), NUTS on PyMC's latent GP,
-        or NUTS on PyMC's Hilbert-space approximation.
+    ard : bool or "auto", default="auto"
+        One length-scale per input (True) or one shared length-scale (False).
+        ``"auto"``: EP fits the shared kernel and keeps ARD only when its EP
+        marginal likelihood beats the shared one by more than the BIC penalty
+        ``(D - 1) log(n) / 2``, and tries ARD only while ``D / n <= 0.05``
+        (:data:`bayescal.probes.gp_hyper.ARD_MAX_RATIO`); MCMC/HSGP use ARD
+        exactly when ``D / n <= 0.05``.
+    inference : {"auto", "ep", "sparse", "mcmc", "hsgp"}, default="auto"
+        Exact expectation propagation (probit; NumPy/SciPy), sparse EP with
+        ``n_inducing`` FITC inducing inputs, NUTS on PyMC's latent GP, or NUTS
+        on PyMC's Hilbert-space approximation. ``"auto"``: ``"ep"`` while
+        ``n <= 2000`` (``AUTO_EXACT_MAX_ROWS``; exact EP costs ``O(n^3)`` per
+        sweep), ``"sparse"`` above. The choice is kept in ``inference_``.
+    n_inducing : int, default=400
+        Inducing inputs of ``"sparse"`` (k-means centres of the standardised
+        inputs). Its hyper-parameters are the exact-EP type-II MAP on a random
+        subsample of 500 rows (``SPARSE_HYPER_ROWS``); EP then runs on all rows.
     likelihood : {"probit", "logit"}, default="probit"
         Link of the binary likelihood for ``mcmc``/``hsgp`` (EP is probit only;
         multi-class MCMC/HSGP use a softmax).
@@ -143,7 +173,9 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         Fix the hyper-parameters (on standardised inputs) instead of giving
         them priors (``mcmc``/``hsgp``) or fitting them (``ep``).
     lengthscale_prior : (float, float), default=(3.0, 3.0)
-        ``InverseGamma(alpha, beta)`` prior of each length-scale.
+        ``InverseGamma(alpha, beta)`` prior of each length-scale divided by
+        ``sqrt(D)`` (the length-scale itself is ``InverseGamma(alpha, beta sqrt(D))``;
+        see Notes).
     amplitude_prior : float, default=2.0
         ``HalfNormal(sigma)`` prior of the amplitude ``sigma_f``.
     sampler : {"nutpie", "pymc"}, default="pymc"
@@ -158,6 +190,11 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         EP convergence tolerance on the site parameters.
     max_sweeps : int, default=200
         Most EP sweeps.
+    n_restarts : int, default=1
+        Extra L-BFGS starts of the EP hyper-parameter search: the best
+        ``1 + n_restarts`` of five screened length-scales around the data's
+        median inter-row distance are optimised and the best optimum kept
+        (:func:`bayescal.probes.gp_hyper.fit_with_restarts`).
     blas_threads : int or None, default=1
         BLAS threads during fit and predict.
     random_state : int, Generator or None, default=None
@@ -177,12 +214,15 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     diagnostics_ : PosteriorDiagnostics
         Max R-hat, min bulk/tail ESS, divergences, sampler, seconds, failures
         (:mod:`bayescal.probes.diagnostics`). ``ep``: ``sampler="ep"``, NaN
-        R-hat/ESS, ``extra`` holds ``ep_sweeps``, ``ep_converged`` and the
-        optimiser's message; a non-converged EP fails and warns
-        (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`, a
+        R-hat/ESS, ``extra`` holds ``ep_sweeps``, ``ep_converged``, the
+        kernel choice and the optimiser's message; a non-converged EP fails and
+        warns (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`, a
         :class:`~bayescal.probes.diagnostics.PosteriorDiagnosticsWarning`).
     theta_ : ndarray of shape (n_latent, D + 1)
         ``ep`` only: fitted log length-scales and log amplitude per latent.
+    ard_ : ndarray of bool, shape (n_latent,)
+        Whether each latent's kernel has one length-scale per input (the
+        outcome of ``ard="auto"``).
     ep_results_ : list of EPResult
         ``ep`` only: the converged EP state per latent (sites, Cholesky factor).
     x_mean_, x_scale_ : ndarray of shape (D,)
@@ -196,9 +236,19 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     Notes
     -----
     *Inputs* are standardised with the training mean and standard deviation;
-    the priors (length-scales ``InverseGamma(3, 3)``: mode 0.75, most mass in
-    0.4-4 input standard deviations; amplitude ``HalfNormal(2)``: a probit
-    latent beyond +-4 is saturated) are on that scale.
+    the priors are on that scale. Length-scales: ``InverseGamma(3, 3 sqrt(D))``,
+    i.e. ``l / sqrt(D)`` has mode 0.75 and most mass in 0.4-4: the squared
+    distance between two standardised rows grows like ``2 D``, so a prior that
+    does not grow with ``D`` makes all rows look unrelated on wide data and the
+    fit collapses to probability 0.5 everywhere (Hvarfner et al. 2024).
+    Amplitude ``HalfNormal(2)``: a probit latent beyond +-4 is saturated.
+
+    *Collapse detection* (EP): when the leave-one-out (cavity) predictive
+    probabilities span less than 0.05 while both classes occur, or the EP marginal
+    likelihood is no better than a constant-probability model's, the fit is
+    marked failed in ``diagnostics_`` and a
+    :class:`~bayescal.probes.posterior.PosteriorDiagnosticsWarning` is raised
+    (:func:`bayescal.probes.gp_hyper.collapse_failures`).
 
     *EP* (Rasmussen & Williams 2006, Algorithms 3.5-3.6): the hyper-parameters
     maximise ``log Z_EP + log p(theta)`` (Eq. 3.65 plus the priors above, in
@@ -229,6 +279,8 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     binary Gaussian process classification. JMLR 6, 1679-1704.
     Riutort-Mayol, G. et al. (2023). Practical Hilbert space approximate
     Bayesian Gaussian processes for probabilistic programming. Stat. Comput. 33.
+    Hvarfner, C., Hellsten, E. O. & Nardi, L. (2024). Vanilla Bayesian
+    optimization performs great in high dimensions. ICML.
 
     Examples
     --------
@@ -240,14 +292,39 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     (3, 2)
     """
 
-    def __init__(self, *, kernel: str = "rbf", ard: bool = True, inference: str = "ep",
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"rbf"})],
+        "ard": ["boolean", StrOptions({"auto"})],
+        "inference": [StrOptions(set(INFERENCES))],
+        "likelihood": [StrOptions({"probit", "logit"})],
+        "draws": [Interval(Integral, 1, None, closed="left")],
+        "tune": [Interval(Integral, 0, None, closed="left")],
+        "chains": [Interval(Integral, 1, None, closed="left")],
+        "n_basis": [Interval(Integral, 1, None, closed="left")],
+        "hsgp_c": [Interval(Real, 1, None, closed="neither")],
+        "lengthscale": [Interval(Real, 0, None, closed="neither"), None],
+        "amplitude": [Interval(Real, 0, None, closed="neither"), None],
+        "lengthscale_prior": ["array-like"],
+        "amplitude_prior": [Interval(Real, 0, None, closed="neither")],
+        "sampler": [StrOptions({"nutpie", "pymc"})],
+        "cores": [Interval(Integral, 1, None, closed="left")],
+        "ep_mode": [StrOptions({"parallel", "sequential"})],
+        "ep_tol": [Interval(Real, 0, 1, closed="neither")],
+        "max_sweeps": [Interval(Integral, 1, None, closed="left")],
+        "n_restarts": [Interval(Integral, 0, None, closed="left")],
+        "n_inducing": [Interval(Integral, 1, None, closed="left")],
+        "blas_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, kernel: str = "rbf", ard: bool | str = "auto", inference: str = "auto",
                  likelihood: str = "probit", draws: int = 500, tune: int = 500,
                  chains: int = 2, n_basis: int = 12, hsgp_c: float = 1.5,
                  lengthscale: float | None = None, amplitude: float | None = None,
                  lengthscale_prior: tuple[float, float] = (3.0, 3.0),
                  amplitude_prior: float = 2.0, sampler: str = "pymc", cores: int = 1,
                  ep_mode: str = "parallel", ep_tol: float = 1e-4, max_sweeps: int = 200,
-                 blas_threads: int | None = 1, random_state: Any = None) -> None:
+                 n_restarts: int = 1, n_inducing: int = 400, blas_threads: int | None = 1, random_state: Any = None) -> None:
         self.kernel = kernel
         self.ard = ard
         self.inference = inference
@@ -266,38 +343,25 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.ep_mode = ep_mode
         self.ep_tol = ep_tol
         self.max_sweeps = max_sweeps
+        self.n_restarts = n_restarts
+        self.n_inducing = n_inducing
         self.blas_threads = blas_threads
         self.random_state = random_state
 
     # ------------------------------------------------------------------ validation
 
-    def _validate_params(self) -> None:
-        check_choice(self.kernel, "kernel", ("rbf",))
-        check_choice(self.inference, "inference", INFERENCES)
-        check_choice(self.likelihood, "likelihood", ("probit", "logit"))
-        check_choice(self.ep_mode, "ep_mode", ("parallel", "sequential"))
-        if self.inference == "ep" and self.likelihood != "probit":
-            raise ValueError("`likelihood` must be 'probit' with inference='ep' (EP is probit-only).")
-        if not isinstance(self.ard, (bool, np.bool_)):
-            raise TypeError(f"`ard` must be a bool; got {self.ard!r}.")
-        for name in ("draws", "chains", "n_basis", "max_sweeps", "cores"):
-            check_positive_int(getattr(self, name), name)
-        check_positive_int(self.tune, "tune", minimum=0)
-        for name in ("lengthscale", "amplitude"):
-            value = getattr(self, name)
-            if value is not None and not (np.isfinite(value) and value > 0):
-                raise ValueError(f"`{name}` must be None or a positive number; got {value!r}.")
+    def _check_param_combinations(self) -> None:
+        """Rules across parameters, after ``_validate_params`` (``_parameter_constraints``)."""
+        if self.inference in ("auto", "ep", "sparse") and self.likelihood != "probit":
+            raise ValueError(
+                f"`likelihood` must be 'probit' with inference={self.inference!r} (EP is "
+                f"probit-only); got {self.likelihood!r}. Use inference='mcmc' for a logit link.")
         alpha_beta = np.asarray(self.lengthscale_prior, dtype=float)
-        if alpha_beta.shape != (2,) or not np.all(alpha_beta > 0):
+        if alpha_beta.shape != (2,) or not np.all(np.isfinite(alpha_beta) & (alpha_beta > 0)):
             raise ValueError(
                 "`lengthscale_prior` must be two positive numbers (alpha, beta) of an "
                 f"InverseGamma; got {self.lengthscale_prior!r}."
             )
-        if not (np.isfinite(self.amplitude_prior) and self.amplitude_prior > 0):
-            raise ValueError(f"`amplitude_prior` must be positive; got {self.amplitude_prior!r}.")
-        if not (np.isfinite(self.hsgp_c) and self.hsgp_c > 1.0):
-            raise ValueError(f"`hsgp_c` must be a number > 1; got {self.hsgp_c!r}.")
-        check_fraction(self.ep_tol, "ep_tol")
 
     def _standardise(self, X: Any) -> np.ndarray:
         Xv = check_matrix(X, "X")
@@ -325,6 +389,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self
         """
         self._validate_params()
+        self._check_param_combinations()
         Xv = check_matrix(X, "X", min_samples=2)
         y_raw = np.asarray(y)
         if y_raw.ndim != 1:
@@ -344,15 +409,27 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.seed_ = _seed(self.random_state)
         start = time.perf_counter()
         with limit_blas_threads(self.blas_threads):
-            record = self._fit_ep(Xs, codes) if self.inference == "ep" else self._fit_mcmc(Xs, codes)
+            self.inference_ = self.inference
+            if self.inference == "auto":
+                self.inference_ = "ep" if Xs.shape[0] <= AUTO_EXACT_MAX_ROWS else "sparse"
+            record = self._fit_ep(Xs, codes) if self._is_ep() else self._fit_mcmc(Xs, codes)
         record_diagnostics(self, self.idata_, seconds=time.perf_counter() - start,
-                           model=f"BayesianGPClassifier({self.inference})", stacklevel=4,
+                           model=f"BayesianGPClassifier({self.inference_})", stacklevel=4,
                            **record)
         return self
 
-    def _prior(self) -> HyperPrior:
+    def _is_ep(self) -> bool:
+        return getattr(self, "inference_", self.inference) in ("ep", "sparse")
+
+    def _prior(self, n_inputs: int) -> HyperPrior:
         a, b = (float(v) for v in self.lengthscale_prior)
-        return HyperPrior(a, b, float(self.amplitude_prior))
+        return dimension_scaled_prior(HyperPrior(a, b, float(self.amplitude_prior)), n_inputs)
+
+    def _use_ard(self, n: int, d: int) -> bool:
+        """ARD for MCMC/HSGP: as given, or (``"auto"``) while ``D / n <= ARD_MAX_RATIO``."""
+        if self.ard == "auto":
+            return bool(d > 1 and d / n <= ARD_MAX_RATIO)
+        return bool(self.ard)
 
     def _fit_ep(self, Xs: np.ndarray, codes: np.ndarray) -> dict[str, Any]:
         import xarray as xr
@@ -360,23 +437,20 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         n, d = Xs.shape
         n_classes = self.classes_.size
         targets = [codes == 1] if n_classes == 2 else [codes == k for k in range(n_classes)]
-        fixed = self.lengthscale is not None and self.amplitude is not None
-        n_ls = d if self.ard else 1
-        theta0 = np.zeros(n_ls + 1)
-        if self.lengthscale is not None:
-            theta0[:-1] = np.log(self.lengthscale)
-        if self.amplitude is not None:
-            theta0[-1] = np.log(self.amplitude)
-        thetas, fits = [], []
+        fits, notes, ards, collapse = [], [], [], []
+        if self.inference_ == "sparse":
+            from bayescal.probes.gp_sparse import choose_inducing_inputs
+
+            self.inducing_inputs_ = choose_inducing_inputs(Xs, int(self.n_inducing), self.seed_)
         for target in targets:
             yk = np.where(target, 1.0, -1.0)
-            fit = fit_ep_hyperparameters(
-                Xs, yk, theta0, prior=self._prior(), optimize=not fixed, ard=self.ard,
-                mode=self.ep_mode, tol=float(self.ep_tol), max_sweeps=int(self.max_sweeps),
-                fixed=_fixed_mask(self.lengthscale, self.amplitude, n_ls),
-            )
+            fit, note, ard = self._fit_one_ep(Xs, yk)
             fits.append(fit)
-            thetas.append(fit.theta_full)
+            ards.append(ard)
+            notes.append(note)
+            collapse += collapse_failures(yk, fit.result)
+        thetas = [f.theta_full for f in fits]
+        self.ard_ = np.array(ards)
         self.theta_ = np.array(thetas)
         self.ep_results_ = [f.result for f in fits]
         converged = all(f.result.converged for f in fits)
@@ -384,7 +458,12 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         n_draws = int(self.draws) * int(self.chains)
         draws = np.empty((n_draws, len(fits), n))
         for k, f in enumerate(fits):
-            draws[:, k, :] = _draw_ep_posterior(Xs, f, n_draws, rng)
+            if self.inference_ == "sparse":
+                from bayescal.probes.gp_sparse import sparse_ep_draws
+
+                draws[:, k, :] = sparse_ep_draws(Xs, f.theta_full, f.result, n_draws, rng)
+            else:
+                draws[:, k, :] = _draw_ep_posterior(Xs, f, n_draws, rng)
         post = xr.Dataset(
             {"f": (("chain", "draw", "latent", "obs"),
                    draws.reshape(int(self.chains), int(self.draws), len(fits), n))},
@@ -404,19 +483,76 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             }
         )
         self.idata_ = xr.DataTree.from_dict({"posterior": post, "ep": ep})
+        ep_failure = [] if converged else [
+            f"EP did not converge within max_sweeps={self.max_sweeps} sweeps "
+            f"(tolerance {self.ep_tol})"]
+        remedies = ([] if converged else [
+            "Increase `max_sweeps`, loosen `ep_tol` or use ep_mode='sequential'."]) + ([
+            "The latent GP explains the labels no better than a constant: check the inputs' "
+            "scaling, try ard=False, more `n_restarts`, or fixed `lengthscale`."] if collapse
+            else [])
         return {
             "sampler": "ep",
-            "failures": () if converged else (
-                f"EP did not converge within max_sweeps={self.max_sweeps} sweeps "
-                f"(tolerance {self.ep_tol})",),
+            "failures": ep_failure + collapse,
             "extra": {
                 "ep_sweeps": int(max(f.result.n_sweeps for f in fits)),
                 "ep_converged": bool(converged),
+                "ep_evaluations": int(sum(f.n_evaluations for f in fits)),
+                "kernel_choice": "; ".join(notes),
                 "optimizer_message": "; ".join(f.optimizer_message for f in fits),
             },
-            "category": EPConvergenceWarning,
-            "remedy": "Increase `max_sweeps`, loosen `ep_tol` or use ep_mode='sequential'.",
+            "category": PosteriorDiagnosticsWarning if converged else EPConvergenceWarning,
+            "remedy": " ".join(remedies) or None,
         }
+
+    def _fit_one_ep(self, Xs: np.ndarray, yk: np.ndarray):
+        """One binary EP latent GP: ``(EPFit, note, ard)``; kernel search unless fixed.
+
+        Sparse: the hyper-parameters come from exact EP on a random subsample of
+        ``SPARSE_HYPER_ROWS`` rows, then FITC EP runs on all rows.
+        """
+        if self.inference_ == "sparse":
+            from bayescal.probes.gp_sparse import run_sparse_ep
+
+            n = Xs.shape[0]
+            rows = np.sort(np.random.default_rng(self.seed_).permutation(n)[:SPARSE_HYPER_ROWS])
+            rows = _both_classes(rows, yk)
+            fit, note, ard = self._fit_exact_ep(Xs[rows], yk[rows])
+            result = run_sparse_ep(Xs, yk, fit.theta_full, self.inducing_inputs_,
+                                   tol=float(self.ep_tol), max_sweeps=int(self.max_sweeps))
+            note += (f"; hyper-parameters from exact EP on {rows.size} of {n} rows, FITC EP "
+                     f"with {self.inducing_inputs_.shape[0]} inducing inputs on all rows")
+            fit.n_evaluations += 1
+            return (EPFit(fit.theta, fit.theta_full, result, None, fit.log_posterior,
+                          fit.n_evaluations, fit.optimizer_success, fit.optimizer_message),
+                    note, ard)
+        return self._fit_exact_ep(Xs, yk)
+
+    def _fit_exact_ep(self, Xs: np.ndarray, yk: np.ndarray):
+        n, d = Xs.shape
+        prior = self._prior(d)
+        options = {"mode": self.ep_mode, "tol": float(self.ep_tol),
+                   "max_sweeps": int(self.max_sweeps)}
+        if self.lengthscale is None and self.amplitude is None:
+            ard = self.ard if isinstance(self.ard, str) else bool(self.ard)
+            choice = select_kernel(Xs, yk, prior=prior, ard=ard,
+                                   n_restarts=int(self.n_restarts), **options)
+            choice.fit.n_evaluations = choice.n_evaluations
+            return choice.fit, "; ".join(choice.notes), choice.ard
+        ard = not isinstance(self.ard, str) and bool(self.ard)
+        n_ls = d if ard else 1
+        theta0 = np.zeros(n_ls + 1)
+        ls0 = initial_lengthscale(Xs) if self.lengthscale is None else float(self.lengthscale)
+        theta0[:-1] = np.log(ls0)
+        if self.amplitude is not None:
+            theta0[-1] = np.log(self.amplitude)
+        fixed = self.lengthscale is not None and self.amplitude is not None
+        fit = fit_ep_hyperparameters(
+            Xs, yk, theta0, prior=prior, optimize=not fixed, ard=ard,
+            fixed=_fixed_mask(self.lengthscale, self.amplitude, n_ls), **options,
+        )
+        return fit, "fixed hyper-parameter(s)", ard
+
     def _fit_mcmc(self, Xs: np.ndarray, codes: np.ndarray) -> dict[str, Any]:
         from bayescal.probes.sampling import sample_posterior
 
@@ -430,12 +566,13 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             self.hsgp_centre_ = centre
         else:
             boundary = None
-        a, b = (float(v) for v in self.lengthscale_prior)
+        prior = self._prior(d)
+        self.ard_ = np.array([self._use_ard(n, d)] * n_latent)
         hyper = {
             "n_obs": n, "n_latent": n_latent, "n_inputs": d, "inference": self.inference,
-            "likelihood": self.likelihood, "ard": bool(self.ard),
+            "likelihood": self.likelihood, "ard": bool(self.ard_[0]),
             "lengthscale": self.lengthscale, "amplitude": self.amplitude,
-            "ls_alpha": a, "ls_beta": b, "amp_sigma": float(self.amplitude_prior),
+            "ls_alpha": prior.ls_alpha, "ls_beta": prior.ls_beta, "amp_sigma": prior.amp_sigma,
             "n_basis": int(self.n_basis), "boundary": boundary,
         }
         data = {"X": Xs - (self.hsgp_centre_ if self.inference == "hsgp" else 0.0),
@@ -460,13 +597,17 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         """
         check_is_fitted(self, "idata_")
         Xn = self._standardise(X)
-        if self.inference == "ep":
+        if self._is_ep():
             from bayescal.probes.gp_ep import ep_predict_latent
+            from bayescal.probes.gp_sparse import sparse_ep_predict_latent
 
             means, vars_ = [], []
             with limit_blas_threads(self.blas_threads):
                 for theta, res in zip(self.theta_, self.ep_results_, strict=True):
-                    m, v = ep_predict_latent(self.X_train_, Xn, theta, res)
+                    if self.inference_ == "sparse":
+                        m, v = sparse_ep_predict_latent(Xn, theta, res)
+                    else:
+                        m, v = ep_predict_latent(self.X_train_, Xn, theta, res)
                     means.append(m)
                     vars_.append(v)
             return np.stack(means, -1)[None], np.stack(vars_, -1)[None]
@@ -482,7 +623,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         if "lengthscale" in post.data_vars:
             ls = np.asarray(post["lengthscale"]).reshape(n_draws, -1)
         else:
-            ls = np.full((n_draws, d if self.ard else 1), float(self.lengthscale))
+            ls = np.full((n_draws, d if self.ard_[0] else 1), float(self.lengthscale))
         if ls.shape[1] == 1:
             ls = np.repeat(ls, d, axis=1)
         if "amplitude" in post.data_vars:
@@ -545,7 +686,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         """
         mean, var = self._latent_predictive(X)
         rng = np.random.default_rng(self.seed_ + 1)
-        if self.inference == "ep":
+        if self._is_ep():
             n_draws = int(self.draws) * int(self.chains)
             f = mean + np.sqrt(var) * rng.standard_normal((n_draws, *mean.shape[1:]))
         else:
@@ -556,7 +697,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         if self.classes_.size == 2:
             p = self._link(f[..., 0])
             return np.stack([1.0 - p, p], axis=-1)
-        if self.inference == "ep":
+        if self._is_ep():
             p = ndtr(f)
             return p / p.sum(axis=-1, keepdims=True)
         z = f - f.max(axis=-1, keepdims=True)
@@ -574,7 +715,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         if self.classes_.size == 2 and self.likelihood == "probit":
             p = predictive_probability(mean[..., 0], var[..., 0]).mean(axis=0)
             return np.column_stack([1.0 - p, p])
-        if self.inference == "ep":
+        if self._is_ep():
             p = predictive_probability(mean[0], var[0])
             return p / p.sum(axis=1, keepdims=True)
         proba = self._proba_draws(X).mean(axis=0)
@@ -589,7 +730,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         """
         prob = check_fraction(prob, "prob")
         check_choice(kind, "kind", ("eti", "hdi"))
-        if self.inference == "ep" and kind == "eti" and getattr(self, "classes_", np.zeros(0)).size == 2:
+        if self._is_ep() and kind == "eti" and getattr(self, "classes_", np.zeros(0)).size == 2:
             mean, var = self._latent_predictive(X)
             z = ndtri(0.5 + prob / 2.0)
             sd = np.sqrt(var[0, :, 0])
@@ -608,6 +749,12 @@ def _seed(random_state: Any) -> int:
     return seed_from_random_state(random_state)
 
 
+def _both_classes(rows: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``rows`` with one row of each missing class of ``y`` added."""
+    extra = [np.flatnonzero(y == c)[0] for c in np.unique(y) if not np.any(y[rows] == c)]
+    return np.sort(np.append(rows, extra).astype(int))
+
+
 def _fixed_mask(lengthscale, amplitude, n_ls: int) -> np.ndarray:
     mask = np.zeros(n_ls + 1, dtype=bool)
     mask[:-1] = lengthscale is not None
@@ -617,13 +764,16 @@ def _fixed_mask(lengthscale, amplitude, n_ls: int) -> np.ndarray:
 
 def _draw_ep_posterior(Xs, fit, n_draws: int, rng: np.random.Generator) -> np.ndarray:
     """Draws of latent f at the training inputs from the EP Gaussian ``N(mu, Sigma)``."""
-    from scipy.linalg import solve_triangular
+    from scipy.linalg import cholesky, solve_triangular
 
     res = fit.result
     sw = res.sqrt_tau
     V = solve_triangular(res.L, sw[:, None] * fit.K, lower=True, check_finite=False)
     Sigma = fit.K - V.T @ V
     Sigma[np.diag_indices_from(Sigma)] += JITTER
-    w, U = np.linalg.eigh(Sigma)
-    root = U * np.sqrt(np.maximum(w, 0.0))
+    try:  # Cholesky: several times cheaper than an eigendecomposition at n in the thousands
+        root = cholesky(Sigma, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        w, U = np.linalg.eigh(Sigma)
+        root = U * np.sqrt(np.maximum(w, 0.0))
     return res.mean + rng.standard_normal((n_draws, res.mean.size)) @ root.T

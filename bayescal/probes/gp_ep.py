@@ -203,7 +203,9 @@ def _log_Z_ep(L: np.ndarray, tau: np.ndarray, nu: np.ndarray, mean: np.ndarray,
 
 
 #: Parallel sweeps tried before falling back to sequential (Algorithm 3.5) sweeps.
-PARALLEL_PATIENCE = 30
+PARALLEL_PATIENCE = 60
+#: Default step of the damped parallel site update (see :func:`run_ep`).
+DEFAULT_DAMPING = 0.8
 
 
 def run_ep(
@@ -211,7 +213,7 @@ def run_ep(
     y: np.ndarray,
     *,
     mode: str = "parallel",
-    damping: float = 1.0,
+    damping: float = DEFAULT_DAMPING,
     max_sweeps: int = 200,
     tol: float = 1e-5,
     init: tuple[np.ndarray, np.ndarray] | None = None,
@@ -235,8 +237,13 @@ def run_ep(
         back to sequential sweeps (parallel EP can oscillate for large
         amplitudes). Both iterate to the same EP fixed point; the parallel form
         is much faster in NumPy for n in the hundreds or more.
-    damping : float, default=1.0
-        Initial step size of the parallel site update in (0, 1].
+    damping : float, default=0.8
+        Step size of the parallel site update in (0, 1] after the first
+        (undamped) sweep. Undamped parallel EP falls into a period-two
+        oscillation once the amplitude is large (measured: amplitude 7.4, n =
+        250, the site change stalls at 0.14 for 30 sweeps); 0.8 converged to
+        ``tol = 1e-4`` in 10-20 sweeps from zero sites on the same problems,
+        0.5 in 19-27.
     max_sweeps : int, default=200
         Most sweeps over the sites.
     tol : float, default=1e-5
@@ -281,11 +288,12 @@ def run_ep(
         if change < tol:
             converged = True  # the current sites are a fixed point; keep them
             break
-        if change > previous_change:
+        if change > previous_change and change > 1e-6:  # growth, not rounding noise
             step = max(0.5 * step, 0.05)
         previous_change = change
-        tau = (1.0 - step) * tau + step * tau_new
-        nu = (1.0 - step) * nu + step * nu_new
+        this_step = 1.0 if (sweeps == 1 and init is None) else step
+        tau = (1.0 - this_step) * tau + this_step * tau_new
+        nu = (1.0 - this_step) * nu + this_step * nu_new
         L, mean, var, Binv = _posterior(K, tau, nu)
     log_Z = _log_Z_ep(L, tau, nu, mean, var, y)
     return EPResult(tau, nu, L, mean, var, float(log_Z), sweeps, converged, Binv)
@@ -443,7 +451,7 @@ def fit_ep_hyperparameters(
     ard: bool = True,
     fixed: np.ndarray | None = None,
     mode: str = "parallel",
-    damping: float = 1.0,
+    damping: float = DEFAULT_DAMPING,
     max_sweeps: int = 200,
     tol: float = 1e-5,
     max_iter: int = 100,

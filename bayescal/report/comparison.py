@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["fold_values", "metrics_dataset", "plot_metric_comparison"]
 
 #: Metrics where a larger value is better (the others are losses).
-HIGHER_IS_BETTER = frozenset({"accuracy", "probe_coverage", "ess_bulk_min"})
+HIGHER_IS_BETTER = frozenset({"accuracy", "probe_coverage", "ess_bulk_min", "dsc"})
 
 
 def metrics_dataset(results: Any) -> Any:

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from bayescal.report.comparison import HIGHER_IS_BETTER, metrics_dataset, plot_metric_comparison
+from bayescal.report.corp import CORP_SECTION_NOTE, corp_grid_figure
 from bayescal.report.cube_figures import (
     CubePredictions,
     calibration_map_figure,
@@ -480,7 +481,7 @@ def build_report(
         for d, p in preds.items()
     }
 
-    steps = 1 + len(metrics) + 4 * len(datasets) + sum(len(v) for v in interval_cells.values()) + 1
+    steps = 1 + len(metrics) + 5 * len(datasets) + sum(len(v) for v in interval_cells.values()) + 1
     bar = tqdm(total=steps, desc="report", unit="part", disable=not progress)
     parts: list[str] = []
 
@@ -495,10 +496,14 @@ def build_report(
         step_tables.append(_table_section(tree, ds, metric))
         bar.update(1)
     parts.append("".join(step_tables) + "</section>")
+    from bayescal.report.method_comparison import comparison_section
+
+    parts.append(comparison_section(tree, metrics[0], dpi=dpi))
 
     sections: dict[str, list[str]] = {
         "spread": [],
         "reliability": [],
+        "corp": [],
         "maps": [],
         "truth": [],
         "instances": [],
@@ -514,6 +519,12 @@ def build_report(
             f"<h3>{esc(d)}</h3>"
             + _img(reliability_grid_figure(p, n_bins=n_bins), f"reliability diagrams of {d}", dpi)
         )
+        bar.update(1)
+        corp = corp_grid_figure(p)
+        if corp is not None:
+            sections["corp"].append(
+                f"<h3>{esc(d)}</h3>" + _img(corp, f"CORP reliability diagrams of {d}", dpi)
+            )
         bar.update(1)
         maps = (
             calibration_map_figure(p, raw=raw_index[d], probe=_probe_index(tree, p))
@@ -565,6 +576,9 @@ def build_report(
             "data show the positive class, multi-class data the top label.",
             sections["reliability"],
         )
+    )
+    parts.append(
+        _figure_section("corp", "CORP reliability diagrams", CORP_SECTION_NOTE, sections["corp"])
     )
     parts.append(
         _figure_section(
@@ -624,8 +638,10 @@ def _contents() -> str:
     links = [
         ("study", "Study"),
         ("tables", "Summary tables"),
+        ("comparison", "Comparison across datasets"),
         ("spread", "Spread over folds"),
         ("reliability", "Reliability diagrams"),
+        ("corp", "CORP reliability diagrams"),
         ("maps", "Calibration maps"),
         ("truth", "Predicted against true probability"),
         ("instances", "Per-instance uncertainty"),

@@ -67,7 +67,10 @@ def _spec_tests(tree: Any) -> tuple[Any, str, dict[str, float]]:
     except tomllib.TOMLDecodeError:
         return None, "cv_ttest", {}
     tests = raw.get("tests", {})
-    test = (tests.get("names") or ["cv_ttest"])[0]
+    from bayescal.study.spec import SIGNIFICANCE_TESTS
+
+    # the per-cell tests only; across-dataset comparisons have their own section
+    test = ([t for t in tests.get("names", []) if t in SIGNIFICANCE_TESTS] or ["cv_ttest"])[0]
     kwargs: dict[str, float] = {}
     if test == "corrected_resampled_ttest":
         # Nadeau & Bengio's correction needs n_test / n_train of the protocol
@@ -98,7 +101,7 @@ def _table(tree: Any, metric: str) -> str:
         return stats.summary_table(
             tree["metrics"].to_dataset().where(tree["metrics"]["done"]), metric,
             baseline=baseline, test=test, format="markdown",
-            lower_is_better=metric not in ("accuracy", "probe_coverage"),
+            lower_is_better=metric not in ("accuracy", "probe_coverage", "dsc"),
             drop_empty=bool(tree.attrs.get("finished", False)), **kwargs)
     except ValueError as exc:
         return f"{plain}\n(no significance marks: {exc})"

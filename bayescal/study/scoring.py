@@ -9,6 +9,12 @@ ece        :func:`bayescal.metrics.expected_calibration_error`     labels
            (``kind="binary"`` for two classes, ``"top_label"``
            otherwise; ``metrics.ece_bins`` equal-width bins)
 accuracy   :func:`bayescal.metrics.accuracy`                       labels
+mcb, dsc,  :func:`bayescal.metrics.score_decomposition` (CORP) of   labels,
+unc        the Brier score, in the convention of ``brier`` (sum     binary
+           over both classes: twice the positive-class terms), so
+           ``mcb - dsc + unc == brier``; higher ``dsc`` is better
+smooth_ece :func:`bayescal.metrics.smooth_ece` (``kind="binary"``   labels
+           for two classes, ``"top_label"`` otherwise)
 rmse_true  :func:`bayescal.metrics.rmse_true`                      ``p_true``
 mae_true   :func:`bayescal.metrics.mae_true`                       ``p_true``
 probe_rmse :func:`bayescal.metrics.rmse_true` against the probe's  probe
@@ -20,6 +26,8 @@ probe_cov. :func:`bayescal.metrics.probe_distance`: share of       probe
 Log loss clips the true-class probability at ``1e-15`` so that a single
 zero probability gives a large finite loss rather than ``inf`` for the whole
 cell (the convention of the seed thesis' tables and scikit-learn).
+``mcb``/``dsc``/``unc`` are NaN for multi-class datasets and for a test fold
+holding a single class (CORP needs both outcomes).
 ``rmse_true``/``mae_true`` are recorded (NaN elsewhere) for every dataset with
 known true probabilities, ``probe_rmse``/``probe_coverage`` when the spec names
 a probe, whether or not they are listed in ``metrics.names``.
@@ -42,7 +50,9 @@ __all__ = [
 LOG_LOSS_EPS = 1e-15
 
 #: Metrics computed from labels in every cell.
-LABEL_METRICS = ("brier", "log_loss", "ece", "accuracy")
+LABEL_METRICS = ("brier", "log_loss", "ece", "accuracy", "mcb", "dsc", "unc", "smooth_ece")
+#: The CORP decomposition of the Brier score, computed together.
+BRIER_DECOMPOSITION = ("mcb", "dsc", "unc")
 #: Every metric name a spec may list.
 METRICS = (*LABEL_METRICS, "rmse_true", "mae_true", "probe_rmse", "probe_coverage")
 
@@ -54,19 +64,42 @@ def _label_functions(n_bins: int) -> dict[str, Callable[[np.ndarray, np.ndarray]
         kind = "binary" if P.shape[1] == 2 else "top_label"
         return m.expected_calibration_error(y, P, n_bins=n_bins, kind=kind)
 
+    def smooth_ece(y: np.ndarray, P: np.ndarray) -> float:
+        return m.smooth_ece(y, P, kind="binary" if P.shape[1] == 2 else "top_label")
+
     return {
         "brier": m.brier_score,
         "log_loss": lambda y, P: m.log_loss(y, P, eps=LOG_LOSS_EPS),
         "ece": ece,
         "accuracy": m.accuracy,
+        "smooth_ece": smooth_ece,
     }
+
+
+def brier_decomposition(y: np.ndarray, proba: np.ndarray) -> dict[str, float]:
+    """``mcb``, ``dsc`` and ``unc`` of the cube's Brier score (NaN where CORP does not apply).
+
+    The cube's ``brier`` sums the squared error over both classes, twice the
+    positive-class Brier score that :func:`bayescal.metrics.score_decomposition`
+    decomposes, so each term is doubled and ``mcb - dsc + unc == brier``.
+    """
+    if proba.shape[1] != 2 or np.unique(y).size < 2:
+        return dict.fromkeys(BRIER_DECOMPOSITION, float("nan"))
+    from bayescal.metrics import score_decomposition
+
+    d = score_decomposition(y, proba[:, 1], score="brier")
+    return {"mcb": 2.0 * d.mcb, "dsc": 2.0 * d.dsc, "unc": 2.0 * d.unc}
 
 
 def label_metrics(y: np.ndarray, proba: np.ndarray, names: tuple[str, ...],
                   n_bins: int) -> dict[str, float]:
     """The label-based metrics ``names`` of one cell's test predictions."""
     funcs = _label_functions(n_bins)
-    return {name: float(funcs[name](y, proba)) for name in names if name in funcs}
+    out = {name: float(funcs[name](y, proba)) for name in names if name in funcs}
+    if any(name in BRIER_DECOMPOSITION for name in names):
+        terms = brier_decomposition(y, proba)
+        out.update({name: terms[name] for name in names if name in BRIER_DECOMPOSITION})
+    return out
 
 
 def truth_metrics(p_true: np.ndarray, proba: np.ndarray) -> dict[str, float]:

@@ -56,9 +56,12 @@ The format, with every section (see ``models/quickstart.toml``)::
     probe_interval = 0.9
 
     [tests]
-    names = ["corrected_resampled_ttest"]
-    baseline = "raw"           # a scenario name
+    names = ["corrected_resampled_ttest"]   # per-cell tests against the baseline, and/or
+                               # across-dataset comparisons: friedman, correlated-t,
+                               # signed-rank, hierarchical (bayescal.stats.methods)
+    baseline = "raw"           # a scenario name (the control of the comparisons)
     metrics = ["brier"]
+    rope = 0.01                # region of practical equivalence of the Bayesian tests
 
 Nested estimators are inline tables with a ``class`` key (and optional
 ``params``), e.g. ``calibrator = { class = "bayescal.calibration.OneVsRestCalibrator",
@@ -110,6 +113,9 @@ SIGNIFICANCE_TESTS = (
     "cv_ttest",
     "corrected_resampled_ttest",
 )
+#: Across-dataset comparisons (``bayescal.stats.methods.METHOD_TESTS``; kept here so
+#: that parsing a spec does not import xarray; a test keeps the two equal).
+METHOD_TESTS = ("friedman", "correlated-t", "signed-rank", "hierarchical")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 
@@ -218,6 +224,7 @@ class TestsSpec:
     names: tuple[str, ...] = ()
     baseline: str | None = None
     metrics: tuple[str, ...] = ()
+    rope: float = 0.01
 
 
 @dataclass(frozen=True)
@@ -488,16 +495,17 @@ def _parse_metrics(r: _Reader, raw: Any, classifiers: tuple[str, ...]) -> Metric
 
 def _parse_tests(r: _Reader, raw: Any, scenarios: tuple[str, ...], metrics: tuple[str, ...],
                  protocol: ProtocolSpec) -> TestsSpec:
-    tab = r.table(raw, "tests", ("names", "baseline", "metrics"))
+    tab = r.table(raw, "tests", ("names", "baseline", "metrics", "rope"))
     names = r.str_list(tab.get("names", []), "tests.names")
     for t in names:
-        if t not in SIGNIFICANCE_TESTS:
-            raise r.fail("tests.names", f"unknown test {t!r}; known: {SIGNIFICANCE_TESTS}")
+        if t not in SIGNIFICANCE_TESTS + METHOD_TESTS:
+            raise r.fail("tests.names", f"unknown test {t!r}; known: "
+                                        f"{SIGNIFICANCE_TESTS + METHOD_TESTS}")
         if t.endswith("5x2cv") and protocol.kind != "cv5x2":
             raise r.fail("tests.names", f"{t!r} needs protocol.kind = 'cv5x2', "
                                         f"not {protocol.kind!r}")
     baseline = tab.get("baseline")
-    if names and baseline is None:
+    if baseline is None and any(t not in ("friedman",) for t in names):
         raise r.fail("tests.baseline", "significance tests need a baseline scenario")
     if baseline is not None and baseline not in scenarios:
         raise r.fail("tests.baseline", f"unknown scenario {baseline!r}; known: {scenarios}")
@@ -505,7 +513,10 @@ def _parse_tests(r: _Reader, raw: Any, scenarios: tuple[str, ...], metrics: tupl
     for m in tmetrics:
         if m not in METRICS:
             raise r.fail("tests.metrics", f"unknown metric {m!r}; known: {sorted(METRICS)}")
-    return TestsSpec(names=names, baseline=baseline, metrics=tmetrics)
+    rope = float(r.typed(tab.get("rope", 0.01), "tests.rope", (int, float), "a number"))
+    if not rope >= 0:
+        raise r.fail("tests.rope", f"must be >= 0, got {rope}")
+    return TestsSpec(names=names, baseline=baseline, metrics=tmetrics, rope=rope)
 
 
 def _named_tables(r: _Reader, raw: Any, key: str) -> dict[str, Any]:

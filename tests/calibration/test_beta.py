@@ -122,8 +122,9 @@ def test_outputs_are_probabilities_and_abm_is_monotone(scores, seed, parameters)
 
 BAD = [
     (dict(), [0.1, 0.2, 0.3], [1, 1, 1], "single class"),
-    (dict(), [0.0, 0.2, 0.3], [0, 1, 1], "strictly inside"),
-    (dict(), [0.1, 0.2, 1.0], [0, 1, 1], "clip="),
+    (dict(clip=None), [0.0, 0.2, 0.3], [0, 1, 1], "strictly inside"),
+    (dict(clip=None), [0.1, 0.2, 1.0], [0, 1, 1], "clip="),
+    (dict(), [-1.5, 0.2, 2.0], [0, 1, 1], "PlattCalibrator\\(input='decision'\\)"),
     (dict(), [0.1, np.nan, 0.3], [0, 1, 1], "NaN"),
     (dict(parameters="abc"), [0.1, 0.2, 0.3], [0, 1, 1], "parameters"),
     (dict(clip=-1.0), [0.1, 0.2, 0.3], [0, 1, 1], "clip"),

@@ -10,10 +10,13 @@ from sklearn.datasets import load_iris, make_classification
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bayescal.calibration import (
+    BetaCalibrator,
     ENIRCalibrator,
     IsotonicCalibrator,
     OneVsRestCalibrator,
@@ -278,6 +281,63 @@ def test_seed000_dgg_beats_split_for_random_forest_on_thesis_synthetic():
     split, dgg = np.array(losses["split"]), np.array(losses["dgg"])
     assert dgg.mean() < split.mean()
     assert np.mean(dgg < split) >= 0.6  # lower on most folds, not only on average
+
+
+# --------------------------------------------------------- decision values (issue 11, defect 3)
+
+
+def _svc_data(seed=0, n=240):
+    return make_classification(n_samples=n, n_features=6, n_informative=3, random_state=seed)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_svc_cv_platt_equals_sklearn_sigmoid_calibration(seed):
+    X, y = _svc_data(seed)
+    ours = CalibratedClassifier(SVC(), PlattCalibrator(), scenario="cv", cv=5).fit(X, y)
+    ref = CalibratedClassifierCV(SVC(), method="sigmoid", ensemble=False, cv=5).fit(X, y)
+    assert ours.calibrator_.input == "decision"
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
+
+
+@pytest.mark.parametrize("scenario", ["split", "full", "dg", "dgg", "cv"])
+def test_decision_function_feeds_every_calibrating_scenario(scenario):
+    X, y = _svc_data(2)
+    clf = CalibratedClassifier(
+        make_pipeline(StandardScaler(), SVC()), PlattCalibrator(), scenario=scenario,
+        n_generated=400, group_size=20, random_state=0,
+    ).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+    assert clf.calibrator_.input == "decision"
+    assert np.mean(clf.predict(X) == y) > 0.8
+
+
+@pytest.mark.parametrize(
+    ("calibrator", "scenario", "match"),
+    [
+        (BetaCalibrator(), "cv", "decision values"),
+        (None, "raw", "predict_proba"),
+    ],
+)
+def test_decision_only_estimator_errors_name_the_remedy(calibrator, scenario, match):
+    X, y = _svc_data(3)
+    with pytest.raises(ValueError, match=match):
+        CalibratedClassifier(SVC(), calibrator, scenario=scenario).fit(X, y)
+
+
+def test_dg_degenerate_generated_data_says_so():
+    # Issue 11, defect 7: one positive in 300 rows.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.zeros(300, dtype=int)
+    y[7] = 1
+    for scenario in ("dg", "dgg"):
+        clf = CalibratedClassifier(GaussianNB(), PlattCalibrator(), scenario=scenario,
+                                   n_generated=300, random_state=0)
+        with pytest.raises(ValueError, match="generated") as info:
+            clf.fit(X, y)
+        assert "single class" not in str(info.value)
+        assert "n_generated" in str(info.value)
 
 
 def test_bayesian_calibrator_exposes_diagnostics_and_interval(binary_data):

@@ -158,7 +158,7 @@ def test_outputs_are_probabilities(scores, seed, criterion):
 BAD = [
     (dict(), [0.1, 0.2, 0.3], [0, 0, 0], ValueError, "single class"),
     (dict(), [0.3, 0.3, 0.3], [0, 1, 1], ValueError, "two distinct"),
-    (dict(input="logit"), [0.0, 0.3, 0.5], [0, 1, 1], ValueError, "strictly inside"),
+    (dict(input="logit", clip=None), [0.0, 0.3, 0.5], [0, 1, 1], ValueError, "strictly inside"),
     (dict(criterion="aic"), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "criterion"),
     (dict(n_knots=2), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "n_knots"),
     (dict(degree=0), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "degree"),

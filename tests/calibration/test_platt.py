@@ -123,7 +123,8 @@ BAD = [
     (dict(), [0.1, 1.2, 0.3], [0, 1, 1], ValueError, "<= 1"),
     (dict(), [0.1, 0.2], [0, 1, 1], ValueError, "inconsistent"),
     (dict(), [0.1, 0.2, 0.3], [0, 2, 1], ValueError, "<= 1"),
-    (dict(input="logit"), [0.0, 0.2, 0.3], [0, 1, 1], ValueError, "strictly inside"),
+    (dict(input="logit", clip=None), [0.0, 0.2, 0.3], [0, 1, 1], ValueError, "`clip`=None"),
+    (dict(), [-0.5, 0.2, 0.3], [0, 1, 1], ValueError, "input='decision'"),
     (dict(input="probit"), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "input"),
     (dict(input="logit", clip=0.7), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "clip"),
     (dict(max_iter=0), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "max_iter"),
@@ -138,6 +139,6 @@ def test_bad_input(params, scores, y, error, match):
 
 
 def test_logit_input_rejects_zero_score_at_predict():
-    cal = PlattCalibrator(input="logit").fit([0.1, 0.4, 0.6, 0.9], [0, 1, 0, 1])
+    cal = PlattCalibrator(input="logit", clip=None).fit([0.1, 0.4, 0.6, 0.9], [0, 1, 0, 1])
     with pytest.raises(ValueError, match="clip="):
         cal.predict_proba([0.0])

@@ -55,3 +55,38 @@ def test_statistics_by_hand():
 def test_bad_parameters(n_bins, strategy, error, match):
     with pytest.raises(error, match=match):
         bin_edges(np.array([0.5]), n_bins, strategy)
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_nan_scores_are_rejected_not_binned(strategy):
+    # Issue 11, defect 6: NaN used to land in bin 0 silently.
+    s = np.array([0.1, np.nan, 0.7])
+    with pytest.raises(ValueError, match="`scores` contains NaN"):
+        bin_edges(s, 3, strategy)
+    with pytest.raises(ValueError, match="`scores` contains NaN"):
+        bin_statistics(s, np.array([0, 1, 1]), 3, strategy)
+    with pytest.raises(ValueError, match="`outcomes` contains NaN"):
+        bin_statistics(np.array([0.1, 0.2, 0.7]), np.array([0.0, np.nan, 1.0]), 3, strategy)
+
+
+def test_span_bins_decision_values_over_their_range():
+    d = np.array([-3.0, -1.0, 0.5, 2.0])
+    edges = bin_edges(d, 2, "uniform", span=(-3.0, 2.0))
+    np.testing.assert_allclose(edges, [-3.0, -0.5, 2.0])
+    np.testing.assert_array_equal(assign_bins(d, edges), [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 10, 33, 34, 100])
+def test_compact_index_equals_the_searchsorted_index(n_bins):
+    from bayescal.metrics.binning import assign_bins_compact
+
+    rng = np.random.default_rng(n_bins)
+    edges = bin_edges(rng.uniform(size=50), n_bins, "uniform")
+    # scores on the edges themselves and at 0 and 1 test the right-closed rule
+    s = np.concatenate([rng.uniform(size=2000), edges, [0.0, 1.0]])
+    expected = np.searchsorted(edges[1:-1], s, side="left")
+    compact = assign_bins_compact(s, edges)
+    assert compact.dtype.itemsize <= np.dtype(np.intp).itemsize
+    np.testing.assert_array_equal(compact, expected)
+    np.testing.assert_array_equal(assign_bins(s, edges), expected)
+    assert assign_bins(s, edges).dtype == np.int64

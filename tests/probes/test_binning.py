@@ -263,6 +263,10 @@ GOOD_Y = np.arange(20) % 2
         (ABBCalibrator, {"n_binnings": 0}, GOOD_S, GOOD_Y, ValueError, "n_binnings"),
         (ABBCalibrator, {"n_binnings": 2.5}, GOOD_S, GOOD_Y, TypeError, "n_binnings"),
         (SBBCalibrator, {}, np.c_[GOOD_S, GOOD_S], GOOD_Y, ValueError, "sum to 1"),
+        (SBBCalibrator, {"method": "quick"}, GOOD_S, GOOD_Y, ValueError, "method"),
+        (ABBCalibrator, {"method": None}, GOOD_S, GOOD_Y, ValueError, "method"),
+        (SBBCalibrator, {"max_cut_points": 1}, GOOD_S, GOOD_Y, ValueError, "max_cut_points"),
+        (ABBCalibrator, {"max_cut_points": 2.5}, GOOD_S, GOOD_Y, TypeError, "max_cut_points"),
     ],
 )
 def test_bad_input(cls, params, scores, y, exc, match):

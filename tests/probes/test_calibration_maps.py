@@ -178,7 +178,13 @@ S_OK, Y_OK = np.array([0.1, 0.4, 0.6, 0.9]), np.array([0, 1, 0, 1])
         (BayesianPlattCalibrator, {}, S_OK, [0, 1, 1], ValueError, "inconsistent"),
         (BayesianPlattCalibrator, {"pi0": 0.0}, S_OK, Y_OK, ValueError, "pi0"),
         (BayesianBetaCalibrator, {"pi0": 1.5}, S_OK, Y_OK, ValueError, "pi0"),
-        (BayesianPlattCalibrator, {"feature": "rank"}, S_OK, Y_OK, ValueError, "feature"),
+        (BayesianPlattCalibrator, {"input": "rank"}, S_OK, Y_OK, ValueError, "input"),
+        (BayesianPlattCalibrator, {"clip": None}, [0.0, 0.2, 0.5, 0.9], Y_OK, ValueError,
+         "`clip`=None"),
+        (BayesianSplineCalibrator, {"clip": 0.7}, S_OK, Y_OK, ValueError, "clip"),
+        (BayesianSplineCalibrator, {"input": "score"}, S_OK, Y_OK, ValueError, "input"),
+        (BayesianBetaCalibrator, {}, [-1.0, 0.2, 0.5, 2.0], Y_OK, ValueError,
+         "BayesianPlattCalibrator\\(input='decision'\\)"),
         (BayesianBetaCalibrator, {"prior_scale": 0}, S_OK, Y_OK, ValueError, "prior_scale"),
         (BayesianSplineCalibrator, {"n_basis": 2}, S_OK, Y_OK, ValueError, "n_basis"),
         (BayesianSplineCalibrator, {"smoothness_scale": -1.0}, S_OK, Y_OK, ValueError, "smooth"),
@@ -198,6 +204,28 @@ def test_predict_before_fit_and_bad_scores_after_fit():
         cal.predict_proba([0.5, -0.1])
     with pytest.raises(ValueError, match="scores"):
         cal.map_band([np.inf])
+
+
+@pytest.mark.parametrize("cls", [BayesianPlattCalibrator, BayesianBetaCalibrator,
+                                 BayesianSplineCalibrator])
+def test_one_clip_rule_counts_clipped_scores(cls):
+    # Issue 11, defect 5: no hidden SCORE_EPS; the clip is a parameter and counted.
+    s, y = calibrated(120, 4)
+    s[:3] = [0.0, 1.0, 1e-13]
+    cal = cls(**FAST).fit(s, y)
+    assert cal.n_clipped_ == 3
+    proba = cal.predict_proba(s)
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("cls", [BayesianPlattCalibrator])
+def test_decision_values_equal_logit_of_probabilities(cls):
+    from scipy.special import logit
+
+    s, y = calibrated(150, 5)
+    a = cls(**FAST).fit(s, y).predict_proba(s)
+    b = cls(input="decision", **FAST).fit(logit(s), y).predict_proba(logit(s))
+    np.testing.assert_allclose(a, b, atol=1e-8)
 
 
 # --------------------------------------------------------------------------- spline basis

@@ -95,19 +95,25 @@ def test_page_content_is_complete_and_self_contained(tmp_path):
         assert "<table>" in block and "<u>Underlined</u> cells differ significantly" in block
         assert "cv ttest" in block
     assert "fit_seconds</h3>" not in page  # timings are not tabulated
-    # figures: per dataset spread, reliability, maps, truth; per Bayesian cell instances
+    # figures: per dataset spread, reliability, CORP, maps, truth; per Bayesian cell instances
     images = IMG.findall(page)
     alts = [alt for _, alt in images]
     for d in ("d", "e"):
         for what in (
             "metric spread over folds for",
             "reliability diagrams of",
+            "CORP reliability diagrams of",
             "calibration maps of",
             "predicted against true probability on",
         ):
             assert f"{what} {d}" in alts
         assert f"per-instance uncertainty of {d} / blr / raw" in alts
-    assert len(images) == 10
+    # comparison across datasets: a CD diagram and a signed-rank simplex per classifier
+    for clf in ("nb", "blr"):
+        assert f"friedman comparison of {clf}" in alts
+        assert f"signed-rank comparison of {clf}" in alts
+    assert len(images) == 16
+    assert "Brier = MCB − DSC + UNC" in page
     for uri, _ in images:  # every image is an embedded PNG
         assert uri.startswith("data:image/png;base64,")
         assert base64.b64decode(uri.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
@@ -152,6 +158,7 @@ def test_multiclass_cube_of_a_real_study_and_the_command(tmp_path):
     assert "<h3 id='table-brier'>" in page and "<h3 id='table-log_loss'>" not in page
     assert "reliability diagrams of iris" in page  # 3 classes: top-label diagrams
     assert "calibration maps of iris" not in page  # maps are drawn for binary data only
+    assert "CORP reliability diagrams of iris" not in page  # CORP: binary data only
     assert "No cell of this study has a posterior" in page
 
 
@@ -221,4 +228,4 @@ def test_a_cube_with_repeats_reports_the_first_repetition(tmp_path):
     tree["metrics"]["rhat_max"][0, 1, 0, 1, 0] = 1.3
     page = _build(tree, tmp_path / "r.html")
     assert "d / blr / raw / repeat 1 / fold 0: max R-hat 1.300" in page
-    assert page.count("<img ") == 5  # spread, reliability, map, truth, blr intervals
+    assert page.count("<img ") == 6  # spread, reliability, CORP, map, truth, blr intervals

@@ -62,3 +62,65 @@ def test_coverage_is_a_fraction_and_full_for_wide_intervals(ps, width):
     shifted = np.clip(P + 0.6, 0, 1)
     shifted = shifted / shifted.sum(axis=1, keepdims=True)
     assert 0.0 <= probe_metrics(shifted, P, narrow)["probe_coverage"] <= 1.0
+
+
+def test_brier_decomposition_sums_to_the_cube_brier_and_smooth_ece_is_recorded():
+    from bayescal.metrics import score_decomposition, smooth_ece
+
+    rng = np.random.default_rng(3)
+    p = rng.uniform(size=150)
+    y = (rng.uniform(size=150) < p**1.5).astype(int)
+    P = np.column_stack([1 - p, p])
+    got = label_metrics(y, P, ("brier", "mcb", "dsc", "unc", "smooth_ece"), 10)
+    assert got["mcb"] - got["dsc"] + got["unc"] == pytest.approx(got["brier"], abs=1e-12)
+    assert got["mcb"] == pytest.approx(2 * score_decomposition(y, p).mcb, abs=1e-15)
+    assert got["smooth_ece"] == smooth_ece(y, p)
+
+
+def test_brier_decomposition_is_nan_where_corp_does_not_apply():
+    P3 = np.full((4, 3), 1 / 3)
+    multi = label_metrics(np.array([0, 1, 2, 0]), P3, ("mcb", "dsc", "unc", "smooth_ece"), 10)
+    assert all(np.isnan(multi[k]) for k in ("mcb", "dsc", "unc"))
+    assert np.isfinite(multi["smooth_ece"])  # top-label
+    one_class = label_metrics(np.ones(3, int), np.array([[0.2, 0.8]] * 3), ("mcb",), 10)
+    assert np.isnan(one_class["mcb"])
+
+
+CORP_SPEC = """
+[study]
+name = "corp_check"
+seed = 1
+
+[protocol]
+kind = "kfold"
+n_splits = 3
+
+[datasets.synthetic]
+generator = "bayescal.datasets.make_thesis_synthetic"
+params = { n_per_class = 60 }
+
+[classifiers.nb]
+class = "sklearn.naive_bayes.GaussianNB"
+
+[scenarios.raw]
+kind = "raw"
+
+[metrics]
+names = ["brier", "mcb", "dsc", "unc", "smooth_ece"]
+
+[tests]
+names = ["cv_ttest"]
+baseline = "raw"
+"""
+
+
+@pytest.mark.slow
+def test_a_study_records_the_corp_terms_and_smooth_ece(tmp_path):
+    from bayescal.study import run
+
+    spec = tmp_path / "corp.toml"
+    spec.write_text(CORP_SPEC)
+    m = run(spec, tmp_path / "store", n_jobs=1, progress=False)["metrics"].to_dataset()
+    np.testing.assert_allclose(m["mcb"] - m["dsc"] + m["unc"], m["brier"], atol=1e-12)
+    assert float(m["unc"].min()) > 0 and np.isfinite(m["smooth_ece"]).all()
+    assert "higher is better" in m["dsc"].attrs["description"]

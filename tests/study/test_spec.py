@@ -184,3 +184,25 @@ def test_every_shipped_spec_loads(path, shared_data_dir):
 def test_bundled_quickstart_matches_models_copy():
     bundled = REPO / "bayescal" / "study" / "specs" / "quickstart.toml"
     assert bundled.read_text() == (REPO / "models" / "quickstart.toml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("tests", "key", "reason"),
+    [
+        ('names = ["signed-rank"]', "tests.baseline", "need a baseline"),
+        ('names = ["friedman"]\nrope = -0.1', "tests.rope", "must be >= 0"),
+        ('names = ["friedman"]\nrope = "big"', "tests.rope", "expected a number"),
+    ],
+)
+def test_method_comparison_tests_are_checked(tmp_path, tests, key, reason):
+    with pytest.raises(SpecError, match=reason) as info:
+        load_spec(_write(tmp_path, TINY_SPEC + f"\n[tests]\n{tests}\n"))
+    assert info.value.key == key
+
+
+def test_method_comparison_tests_in_spec():
+    spec = parse_spec(TINY_SPEC + '\n[tests]\nnames = ["cv_ttest", "friedman", "hierarchical"]\n'
+                      'baseline = "raw"\nrope = 0\n')
+    assert spec.tests.names == ("cv_ttest", "friedman", "hierarchical")
+    assert spec.tests.rope == 0.0
+    assert parse_spec(TINY_SPEC + '\n[tests]\nnames = ["friedman"]\n').tests.baseline is None

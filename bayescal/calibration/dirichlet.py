@@ -1,0 +1,441 @@
+"""Dirichlet calibration of multi-class probabilities (Kull et al., NeurIPS 2019).
+
+The map is a multinomial logistic regression on the log-probabilities,
+
+.. math:: \\hat{\\mathbf p} = \\operatorname{softmax}(\\mathbf W \\ln \\mathbf q + \\mathbf b),
+
+the canonical map of a model in which each class's probability vector is
+Dirichlet distributed (the paper's Section 3). Softmax is unchanged when the
+same row is added to every row of ``[W, b]``; as the authors' ``dirichletcal``
+package does, the last row is fixed to zero (the reference class), which
+makes the parameters identifiable: ``W`` has ``K - 1`` free rows of ``K``
+entries and ``b`` ``K - 1`` free entries. ``W = I - 1 e_K^T`` (the identity
+map, shifted to a zero last row) and ``b = 0`` leave ``q`` unchanged and are
+the starting point of the fit.
+
+Variants and regularisation
+---------------------------
+* ``matrix="full"``: all ``K (K - 1)`` weights; ``matrix="diagonal"``: ``W =
+  diag(a)`` (``K`` weights, "vector scaling" on the log-probabilities).
+* ``penalty="odir"`` (Off-Diagonal and Intercept Regularisation, the paper's
+  Eq. 6 without its normalising constants): ``lambda * sum_{i != j} w_ij^2 +
+  mu * sum_j b_j^2``. ``penalty="l2"``: ``lambda * sum_ij w_ij^2 + mu *
+  sum_j b_j^2`` (``dirichletcal``'s ``reg_lambda`` is this with ``mu =
+  lambda``). Penalties act on the identifiable (zero-last-row) parameters,
+  as in ``dirichletcal``.
+
+The objective, the weighted mean negative log-likelihood plus the penalty, is
+convex; it is minimised by L-BFGS (:func:`scipy.optimize.minimize`) with its
+analytic gradient (:func:`dirichlet_objective`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import log_softmax, softmax
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from bayescal.threads import limit_blas_threads
+from bayescal.validation import (
+    DEFAULT_CLIP,
+    check_array_1d,
+    check_consistent_length,
+    check_labels,
+    check_matrix,
+    check_n_classes_present,
+    check_probability_matrix,
+    check_sample_weight,
+    clip_constraint,
+    clip_probabilities,
+)
+
+#: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
+DIRICHLET_INPUTS = ("score", "decision")
+
+__all__ = [
+    "DirichletCalibrator",
+    "dirichlet_log_probabilities",
+    "dirichlet_logits",
+    "dirichlet_objective",
+    "identity_parameters",
+]
+
+
+def identity_parameters(n_classes: int, matrix: str = "full") -> np.ndarray:
+    """The flat parameter vector of the identity map (``W = I - 1 e_K^T``, ``b = 0``).
+
+    Parameters
+    ----------
+    n_classes : int
+        ``K``.
+    matrix : {"full", "diagonal"}, default="full"
+
+    Returns
+    -------
+    ndarray
+        Full: ``W[:K-1]`` row-major then ``b[:K-1]``; diagonal: ``a`` (``K``)
+        then ``b[:K-1]``.
+    """
+    k = n_classes
+    if matrix == "diagonal":
+        return np.concatenate([np.ones(k), np.zeros(k - 1)])
+    W = np.eye(k)[:-1].copy()
+    W[:, -1] = -1.0
+    return np.concatenate([W.ravel(), np.zeros(k - 1)])
+
+
+def _unpack(theta: np.ndarray, k: int, matrix: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(W, b)`` with the zero last row: ``W`` of shape (K, K), ``b`` of shape (K,)."""
+    b = np.append(theta[-(k - 1):], 0.0)
+    if matrix == "diagonal":
+        return np.diag(theta[:k]), b
+    W = np.zeros((k, k))
+    W[:-1] = theta[: k * (k - 1)].reshape(k - 1, k)
+    return W, b
+
+
+def dirichlet_logits(log_q: np.ndarray, theta: np.ndarray, matrix: str = "full") -> np.ndarray:
+    """Linear predictor ``ln q W^T + b`` of the Dirichlet map, shape ``(n, K)``.
+
+    Parameters
+    ----------
+    log_q : ndarray of shape (n, K)
+        Log-probabilities.
+    theta : ndarray
+        Flat parameters (see :func:`identity_parameters`).
+    matrix : {"full", "diagonal"}, default="full"
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+        Its softmax is the calibrated probability.
+    """
+    k = log_q.shape[1]
+    if matrix == "diagonal":
+        return log_q * theta[:k] + np.append(theta[k:], 0.0)
+    W, b = _unpack(theta, k, matrix)
+    return log_q @ W.T + b
+
+
+def dirichlet_log_probabilities(
+    scores: Any,
+    input: str,
+    clip: float | None,
+    n_classes: int | None = None,
+    owner: str = "DirichletCalibrator",
+) -> tuple[np.ndarray, int]:
+    """Validated log-probabilities ``ln q`` of a Dirichlet map's input.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n, K) or (n,)
+        Probabilities (rows in the simplex; 1-D: the class-1 probability of a
+        binary problem) or, with ``input="decision"``, logits / decision values
+        (1-D: binary decision values ``d``, read as logits ``(-d, d)`` as
+        scikit-learn and :class:`TemperatureScaling` do).
+    input : {"score", "decision"}
+        Which of the two ``scores`` holds; logits are log-softmaxed.
+    clip : float or None
+        bayescal's clip rule (:func:`bayescal.validation.clip_probabilities`,
+        floor only): probabilities below ``clip`` are raised to it before the
+        log; ``None`` raises on a probability of exactly 0.
+    n_classes : int, optional
+        Required number of columns (the ``K`` of ``fit``).
+    owner : str, default="DirichletCalibrator"
+        Estimator name for messages.
+
+    Returns
+    -------
+    log_q : ndarray of shape (n, K)
+    n_clipped : int
+        Entries raised to ``clip``.
+
+    Raises
+    ------
+    ValueError
+        NaN/inf, rows not summing to one, a zero probability with
+        ``clip=None``, a column count other than ``n_classes``.
+    """
+    if input == "decision":
+        if np.ndim(scores) == 1:
+            d = check_array_1d(scores, "scores")
+            scores = np.column_stack([-d, d])
+        z = check_matrix(scores, "scores")
+        if n_classes is not None and z.shape[1] != n_classes:
+            raise ValueError(
+                f"X has {z.shape[1]} features, but {owner} is expecting {n_classes} features "
+                "as input: `scores` needs one logit per class it was fitted on, in that order."
+            )
+        if z.shape[1] < 2:
+            raise ValueError(
+                f"`scores` must have at least 2 columns (one per class); got {z.shape}."
+            )
+        return log_softmax(z, axis=1), 0
+    try:
+        q = check_probability_matrix(scores, "scores", n_classes=n_classes)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} {owner}(input='score') reads class probabilities; for logits or "
+            "decision values pass input='decision'."
+        ) from None
+    q, n_clipped = clip_probabilities(
+        q, clip, name="scores", owner=f"{owner}(input='score')", upper=False
+    )
+    return np.log(q), n_clipped
+
+
+def dirichlet_objective(
+    theta: np.ndarray,
+    log_q: np.ndarray,
+    labels: np.ndarray,
+    weights: np.ndarray,
+    matrix: str = "full",
+    penalty: str = "odir",
+    reg_lambda: float = 0.0,
+    reg_mu: float = 0.0,
+) -> tuple[float, np.ndarray]:
+    """Penalised weighted mean NLL of the Dirichlet map and its gradient.
+
+    .. math::
+
+        f(\\theta) = \\frac{\\sum_i w_i\\,[\\operatorname{lse}(z_i) - z_{i y_i}]}{\\sum_i w_i}
+                     + \\lambda \\sum_{(i,j) \\in \\mathcal P} w_{ij}^2
+                     + \\mu \\sum_j b_j^2, \\qquad z_i = W \\ln q_i + b,
+
+    with ``P`` the off-diagonal entries (``"odir"``) or all entries
+    (``"l2"``) of the free rows of ``W``. With ``G = (softmax(z) - onehot(y))
+    * w / sum(w)``, the gradient is ``G^T ln q`` for ``W`` and ``sum_i G_i``
+    for ``b`` (restricted to the free entries), plus the penalty's.
+
+    Parameters
+    ----------
+    theta : ndarray
+        Flat parameters (see :func:`identity_parameters`).
+    log_q : ndarray of shape (n, K)
+    labels : ndarray of shape (n,)
+        Integer classes ``0..K-1``.
+    weights : ndarray of shape (n,)
+    matrix, penalty : str
+    reg_lambda, reg_mu : float
+
+    Returns
+    -------
+    value : float
+    gradient : ndarray of the shape of ``theta``
+    """
+    n, k = log_q.shape
+    z = dirichlet_logits(log_q, theta, matrix)
+    lse = np.logaddexp.reduce(z, axis=1)
+    rows = np.arange(n)
+    scale = weights / weights.sum()
+    value = float(np.dot(scale, lse - z[rows, labels]))
+    G = np.exp(z - lse[:, None])
+    G[rows, labels] -= 1.0
+    G *= scale[:, None]
+    grad = np.empty_like(theta)
+    if matrix == "diagonal":
+        grad[:k] = np.einsum("ij,ij->j", G, log_q)
+        grad[k:] = G[:, :-1].sum(axis=0)
+        if penalty == "l2":
+            value += reg_lambda * float(theta[:k] @ theta[:k])
+            grad[:k] += 2.0 * reg_lambda * theta[:k]
+    else:
+        m = k * (k - 1)
+        grad[:m] = (G[:, :-1].T @ log_q).ravel()
+        grad[m:] = G[:, :-1].sum(axis=0)
+        w = theta[:m].reshape(k - 1, k)
+        mask = np.ones((k - 1, k))
+        if penalty == "odir":
+            mask[np.arange(k - 1), np.arange(k - 1)] = 0.0
+        value += reg_lambda * float(np.sum(mask * w * w))
+        grad[:m] += (2.0 * reg_lambda * mask * w).ravel()
+    b = theta[-(k - 1):]
+    value += reg_mu * float(b @ b)
+    grad[-(k - 1):] += 2.0 * reg_mu * b
+    return value, grad
+
+
+class DirichletCalibrator(ClassifierMixin, BaseEstimator):
+    """Dirichlet calibration: ``softmax(W ln q + b)`` (Kull et al. 2019).
+
+    Parameters
+    ----------
+    matrix : {"full", "diagonal"}, default="full"
+        Full ``K x K`` weight matrix or a diagonal one.
+    penalty : {"odir", "l2"}, default="odir"
+        ``"odir"``: ``reg_lambda`` on the off-diagonal weights and ``reg_mu``
+        on the intercepts (the paper's ODIR). ``"l2"``: ``reg_lambda`` on all
+        weights, ``reg_mu`` on the intercepts.
+    reg_lambda, reg_mu : float, default=0.0
+        Penalty strengths (>= 0); both 0 is the maximum-likelihood fit.
+    input : {"score", "decision"}, default="score"
+        What ``scores`` holds (bayescal's one ``input`` vocabulary): class
+        probabilities (rows in the simplex; a 1-D array is the class-1
+        probability of a binary problem) or logits / decision values, whose
+        log-softmax is used (1-D: binary decision values ``d`` as logits
+        ``(-d, d)``).
+    clip : float or None, default=1e-12
+        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`,
+        as :class:`TemperatureScaling`): probabilities below ``clip`` are raised
+        to it before the log (without renormalising; ``dirichletcal`` does the
+        same at the smallest positive float), counted in ``n_clipped_``.
+        ``None``: a probability of exactly 0 raises a ``ValueError``.
+    max_iter : int, default=1000
+        Most L-BFGS iterations.
+    tol : float, default=1e-10
+        L-BFGS's projected-gradient tolerance.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (K, K)
+        ``W`` (last row zero).
+    intercept_ : ndarray of shape (K,)
+        ``b`` (last entry zero).
+    n_iter_ : int
+        L-BFGS iterations used.
+    n_clipped_ : int
+        Probabilities raised to ``clip`` in ``fit`` (0 for ``input="decision"``).
+    classes_ : ndarray of shape (K,)
+        ``0 .. K-1``.
+    n_features_in_ : int
+        ``K``.
+
+    Raises
+    ------
+    ValueError
+        Labels outside ``0..K-1`` or a single class; NaN, rows not summing to
+        one, a zero probability with ``clip=None``; a different number of
+        classes in ``predict_proba`` than in ``fit``.
+
+    Notes
+    -----
+    Minimises :func:`dirichlet_objective` (the weighted mean log loss plus the
+    penalty; sample weights multiply each sample's term) from the identity
+    map. For ``K = 2`` the full map is ``sigma(a ln s - b ln(1 - s) + c)``,
+    i.e. beta calibration (Kull et al. 2017) without its ``a, b >= 0``
+    constraint. The paper's penalty divides ``lambda`` by ``K (K - 1)`` and
+    ``mu`` by ``K``; here (as in ``dirichletcal`` by default) it does not.
+
+    References
+    ----------
+    Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. &
+    Flach, P. (2019). Beyond temperature scaling: obtaining well-calibrated
+    multi-class probabilities with Dirichlet calibration. *NeurIPS* 32.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> q = rng.dirichlet(np.ones(3), size=500)
+    >>> y = np.array([rng.choice(3, p=p ** 2 / (p ** 2).sum()) for p in q])
+    >>> cal = DirichletCalibrator(reg_lambda=1e-3, reg_mu=1e-3).fit(q, y)
+    >>> cal.predict_proba(q[:2]).sum(axis=1).round(12).tolist()
+    [1.0, 1.0]
+    """
+
+    _parameter_constraints: dict = {
+        "matrix": [StrOptions({"full", "diagonal"})],
+        "penalty": [StrOptions({"odir", "l2"})],
+        "reg_lambda": [Interval(Real, 0, None, closed="left")],
+        "reg_mu": [Interval(Real, 0, None, closed="left")],
+        "input": [StrOptions(set(DIRICHLET_INPUTS))],
+        "clip": clip_constraint(),
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        *,
+        matrix: str = "full",
+        penalty: str = "odir",
+        reg_lambda: float = 0.0,
+        reg_mu: float = 0.0,
+        input: str = "score",
+        clip: float | None = DEFAULT_CLIP,
+        max_iter: int = 1000,
+        tol: float = 1e-10,
+    ) -> None:
+        self.matrix = matrix
+        self.penalty = penalty
+        self.reg_lambda = reg_lambda
+        self.reg_mu = reg_mu
+        self.input = input
+        self.clip = clip
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _log_probabilities(
+        self, scores: Any, n_classes: int | None = None
+    ) -> tuple[np.ndarray, int]:
+        return dirichlet_log_probabilities(scores, self.input, self.clip, n_classes)
+
+    def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> DirichletCalibrator:
+        """Fit the Dirichlet map by penalised maximum likelihood.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n, K) or (n,)
+            Probabilities (or logits, see ``input``).
+        y : array-like of shape (n,)
+            Integer labels ``0..K-1``.
+        sample_weight : array-like of shape (n,), optional
+            Non-negative weights.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        log_q, n_clipped = self._log_probabilities(scores)
+        n, k = log_q.shape
+        labels = check_labels(y, "y", n_classes=k)
+        check_consistent_length(scores=log_q, y=labels)
+        check_n_classes_present(labels, "y")
+        w = check_sample_weight(sample_weight, n)
+        theta0 = identity_parameters(k, self.matrix)
+        with limit_blas_threads(1):  # L-BFGS-B's tiny BLAS calls only lose with threads
+            res = minimize(
+                dirichlet_objective,
+                theta0,
+                args=(log_q, labels, w, self.matrix, self.penalty,
+                      float(self.reg_lambda), float(self.reg_mu)),
+                jac=True,
+                method="L-BFGS-B",
+                options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15,
+                         "maxcor": 20},
+            )
+        if not res.success and res.nit >= self.max_iter:
+            warnings.warn(
+                f"DirichletCalibrator: L-BFGS stopped after {res.nit} iterations without "
+                f"converging ({res.message}); increase max_iter or add regularisation "
+                "(reg_lambda, reg_mu).",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self.coef_, self.intercept_ = _unpack(res.x, k, self.matrix)
+        self.theta_ = res.x
+        self.n_iter_ = int(res.nit)
+        self.n_clipped_ = n_clipped
+        self.classes_ = np.arange(k)
+        self.n_features_in_ = k
+        return self
+
+    def predict_proba(self, scores: Any) -> np.ndarray:
+        """Calibrated probabilities ``softmax(W ln q + b)``, shape ``(n, K)``."""
+        check_is_fitted(self, "coef_")
+        log_q, _ = self._log_probabilities(scores, self.n_features_in_)
+        return softmax(log_q @ self.coef_.T + self.intercept_, axis=1)
+
+    def predict(self, scores: Any) -> np.ndarray:
+        """Class of largest calibrated probability."""
+        proba = self.predict_proba(scores)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,116 @@
+"""Shared estimator machinery of the Bayesian binning calibrators."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from bayescal.calibration.base import BinaryCalibrator
+from bayescal.probes.binning.cells import score_cells
+from bayescal.probes.binning.posterior import _binning_datatree, beta_mixture_quantile
+from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics
+from bayescal.validation import check_fraction, check_positive_int
+
+
+class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
+    """Shared machinery of BBQ/SBB/ABB (not used directly)."""
+
+    _model_name = "BayesianBinning"
+    _score_inputs = ("score", "decision")
+
+    def _validate_scores(self, scores: Any) -> np.ndarray:
+        """Probabilities; decision values through the logistic function (input handling)."""
+        s = super()._validate_scores(scores)
+        if self._input_kind() == "decision":
+            from scipy.special import expit
+
+            return expit(s)
+        if self._input_kind() not in self._score_inputs:
+            raise ValueError(
+                f"The 'input' parameter of {type(self).__name__} must be a str among "
+                f"{list(self._score_inputs)!r}; got {self.input!r}."
+            )
+        return s
+
+    def _check_common(self) -> None:
+        if isinstance(self.prior_strength, bool) or not np.isfinite(float(self.prior_strength)) \
+                or float(self.prior_strength) <= 0:
+            raise ValueError(
+                f"`prior_strength` must be a positive number; got {self.prior_strength!r}."
+            )
+        check_positive_int(self.n_draws, "n_draws", minimum=1)
+
+    def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
+        start = time.perf_counter()
+        self._check_common()
+        cells = score_cells(scores, targets, weights)
+        posterior, extra = self._fit_posterior(cells, scores.shape[0])
+        self.cell_edges_ = cells.edges
+        self.cell_mean_ = extra.get("cell_mean", posterior.cell_mean(cells.n_cells))
+        self.posterior_ = posterior
+        self.idata_ = _binning_datatree(posterior, cells, self.n_draws, self.random_state)
+        record_diagnostics(
+            self,
+            self.idata_,
+            sampler="analytic",
+            seconds=time.perf_counter() - start,
+            extra={
+                "n_models": int(posterior.weights.size),
+                **{k: v for k, v in extra.items() if k != "cell_mean"},
+            },
+            stacklevel=5,
+        )
+
+    def _cells_of(self, s: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.cell_edges_[1:-1], s, side="right")
+
+    def _predict_positive(self, s: np.ndarray) -> np.ndarray:
+        return self.cell_mean_[self._cells_of(s)]
+
+    def predict_proba(self, scores: Any) -> np.ndarray:
+        """Posterior-mean calibrated probabilities (exact), shape ``(n, 2)``."""
+        return BinaryCalibrator.predict_proba(self, scores)
+
+    def predict(self, scores: Any) -> np.ndarray:
+        """Class 1 where the posterior-mean probability exceeds 0.5."""
+        return BinaryCalibrator.predict(self, scores)
+
+    def _proba_draws(self, scores: Any) -> np.ndarray:
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "idata_")
+        s = self._validate_scores(scores)
+        post = self.idata_["posterior"]
+        model = np.asarray(post["model"]).reshape(-1)
+        freq = np.asarray(post["bin_frequency"]).reshape(model.size, -1)
+        idx = self.posterior_.bin_index(self._cells_of(s))  # (M, n)
+        p = freq[np.arange(model.size)[:, None], idx[model]]
+        return np.stack([1.0 - p, p], axis=-1)
+
+    def predict_interval(self, scores: Any, prob: float = 0.9, *, kind: str = "eti") -> np.ndarray:
+        """Credible interval of the calibrated probability, shape ``(n, 2, 2)``.
+
+        ``kind="eti"`` gives exact quantiles of the posterior of the bin
+        frequency (a Beta distribution, or a mixture of Beta distributions over
+        binnings); ``kind="hdi"`` uses the stored posterior draws.
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "idata_")
+        prob = check_fraction(prob, "prob")
+        if kind == "hdi":
+            return super().predict_interval(scores, prob, kind=kind)
+        if kind != "eti":
+            raise ValueError(f"`kind` must be one of ['eti', 'hdi']; got {kind!r}.")
+        s = self._validate_scores(scores)
+        cells, inverse = np.unique(self._cells_of(s), return_inverse=True)
+        a, b = self.posterior_.component_parameters(cells)
+        w = self.posterior_.weights
+        tail = (1.0 - prob) / 2.0
+        lower = beta_mixture_quantile(tail, w, a, b)[inverse]
+        upper = beta_mixture_quantile(1.0 - tail, w, a, b)[inverse]
+        pos = np.stack([lower, upper], axis=-1)
+        neg = np.stack([1.0 - upper, 1.0 - lower], axis=-1)
+        return np.stack([neg, pos], axis=1)

@@ -1,0 +1,309 @@
+"""Hyper-parameter search for EP Gaussian-process classification on any width of data.
+
+The pieces :class:`bayescal.probes.BayesianGPClassifier` uses to choose its
+kernel before inference, so that its defaults work on wide data (many inputs,
+few rows) as well as on narrow data:
+
+* a **dimension-scaled length-scale prior** (:func:`dimension_scaled_prior`): on
+  standardised inputs the squared distance between two rows grows like ``2 D``,
+  so a prior (and a start) that puts length-scales near 1 makes every pair of
+  rows look unrelated when ``D`` is large: the latent function collapses to its
+  prior mean and every probability to about 0.5. Scaling the prior's scale by
+  ``sqrt(D)`` keeps the prior correlation of two typical rows the same for any
+  ``D`` (the argument of Hvarfner, Hellsten & Nardi 2024 for Bayesian
+  optimisation);
+* a **data-driven start** (:func:`initial_lengthscale`): the median distance
+  between rows divided by ``sqrt(2)``, then **restarts** of L-BFGS from the best
+  of a grid of starting length-scales around it (:func:`fit_with_restarts`);
+* **ARD only where it helps** (:func:`select_kernel`): a shared length-scale is
+  always fitted; one length-scale per input is tried only while
+  ``D / n <= ARD_MAX_RATIO`` and kept only when its EP log marginal likelihood
+  beats the shared one by more than the BIC penalty ``(D - 1) log(n) / 2``
+  (Schwarz 1978) for its ``D - 1`` extra parameters;
+* **collapse detection** (:func:`collapse_failures`): a fit whose leave-one-out
+  predictive probabilities barely move while the labels vary, or whose EP
+  marginal likelihood is no better than that of a constant-probability model,
+  is reported as failed.
+
+References
+----------
+Hvarfner, C., Hellsten, E. O. & Nardi, L. (2024). Vanilla Bayesian optimization
+performs great in high dimensions. ICML.
+Schwarz, G. (1978). Estimating the dimension of a model. Ann. Statist. 6, 461-464.
+Rasmussen, C. E. & Williams, C. K. I. (2006). Gaussian Processes for Machine
+Learning. MIT Press, sec. 3.6 and 5.4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bayescal.probes.gp_ep import (
+    EPFit,
+    EPResult,
+    HyperPrior,
+    fit_ep_hyperparameters,
+    predictive_probability,
+)
+
+__all__ = [
+    "ARD_MAX_RATIO",
+    "COLLAPSE_SPREAD",
+    "KernelChoice",
+    "collapse_failures",
+    "constant_model_log_likelihood",
+    "dimension_scaled_prior",
+    "fit_with_restarts",
+    "initial_lengthscale",
+    "loo_probabilities",
+    "select_kernel",
+]
+
+#: ARD (one length-scale per input) is tried only while ``D / n`` is at most this.
+ARD_MAX_RATIO = 0.05
+#: A fit whose training predictive probabilities span less than this has collapsed.
+COLLAPSE_SPREAD = 0.05
+#: Multipliers of the data-driven length-scale screened for L-BFGS starting points.
+START_GRID = (0.25, 0.5, 1.0, 2.0, 4.0)
+#: Rows used for the median-distance heuristic (an even subsample beyond this).
+MEDIAN_ROWS = 500
+#: Above this many rows the kernel search runs on a random subsample of this size
+#: and only its winner is refined on all rows (see :func:`select_kernel`).
+SEARCH_ROWS = 500
+
+
+def dimension_scaled_prior(prior: HyperPrior, n_inputs: int) -> HyperPrior:
+    """Scale the length-scale prior's scale ``beta`` by ``sqrt(n_inputs)``.
+
+    ``l ~ InverseGamma(alpha, beta sqrt(D))`` is ``l / sqrt(D) ~
+    InverseGamma(alpha, beta)``: the prior of the length-scale relative to the
+    typical distance ``sqrt(2 D)`` between standardised rows does not depend on ``D``.
+    """
+    return HyperPrior(prior.ls_alpha, prior.ls_beta * float(np.sqrt(n_inputs)), prior.amp_sigma)
+
+
+def initial_lengthscale(X: np.ndarray) -> float:
+    """Median distance between rows of ``X`` over ``sqrt(2)`` (``sqrt(D)`` for white inputs).
+
+    Uses an evenly spaced subsample of at most ``MEDIAN_ROWS`` rows; falls back
+    to ``sqrt(D)`` when every row is the same.
+    """
+    n, d = X.shape
+    rows = X[np.linspace(0, n - 1, min(n, MEDIAN_ROWS)).astype(int)]
+    sq = (rows * rows).sum(1)
+    dist2 = sq[:, None] + sq[None, :] - 2.0 * rows @ rows.T
+    iu = np.triu_indices(rows.shape[0], 1)
+    positive = dist2[iu][dist2[iu] > 1e-12]
+    if positive.size == 0:
+        return float(np.sqrt(d))
+    return float(np.sqrt(np.median(positive) / 2.0))
+
+
+def fit_with_restarts(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    prior: HyperPrior,
+    ard: bool,
+    n_restarts: int,
+    theta0: np.ndarray | None = None,
+    **ep_options,
+) -> tuple[EPFit, int]:
+    """Type-II MAP fit started from the best ``1 + n_restarts`` screened points.
+
+    The starting points are the data-driven length-scale
+    (:func:`initial_lengthscale`) times ``START_GRID`` at unit amplitude (plus
+    ``theta0`` when given, tried first). Each is screened by one EP run
+    (no optimisation); L-BFGS then starts from the ``1 + n_restarts`` best and
+    the fit with the highest log posterior is kept.
+
+    Returns
+    -------
+    fit : EPFit
+        The best fit.
+    n_evaluations : int
+        EP objective evaluations spent in total (screening included).
+    """
+    n_ls = X.shape[1] if ard else 1
+    ls0 = initial_lengthscale(X)
+    starts = [np.append(np.full(n_ls, np.log(ls0 * m)), 0.0) for m in START_GRID]
+    if theta0 is not None:
+        starts.insert(0, np.asarray(theta0, dtype=float))
+    screened = []
+    n_eval = 0
+    for start in starts:
+        fit = fit_ep_hyperparameters(X, y, start, prior=prior, ard=ard, optimize=False,
+                                     **ep_options)
+        n_eval += fit.n_evaluations
+        screened.append((fit.log_posterior, start))
+    order = sorted(range(len(starts)), key=lambda i: -screened[i][0])
+    best = None
+    for i in order[: 1 + int(n_restarts)]:
+        fit = fit_ep_hyperparameters(X, y, screened[i][1], prior=prior, ard=ard, **ep_options)
+        n_eval += fit.n_evaluations
+        if best is None or fit.log_posterior > best.log_posterior:
+            best = fit
+    return best, n_eval
+
+
+@dataclass
+class KernelChoice:
+    """The kernel chosen by :func:`select_kernel`.
+
+    Attributes
+    ----------
+    fit : EPFit
+        The kept fit.
+    ard : bool
+        Whether the kept kernel has one length-scale per input.
+    log_ml_shared, log_ml_ard : float
+        EP log marginal likelihoods of the shared and ARD fits (NaN when not fitted).
+    n_evaluations : int
+        EP objective evaluations in total.
+    notes : list of str
+        Why ARD was or was not kept.
+    """
+
+    fit: EPFit
+    ard: bool
+    log_ml_shared: float
+    log_ml_ard: float
+    n_evaluations: int
+    notes: list[str] = field(default_factory=list)
+
+
+def select_kernel(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    prior: HyperPrior,
+    ard: bool | str,
+    n_restarts: int,
+    **ep_options,
+) -> KernelChoice:
+    """Fit the shared-length-scale kernel, then ARD where it helps.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+        Standardised inputs.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    prior : HyperPrior
+        Hyper-prior (already dimension-scaled).
+    ard : bool or "auto"
+        True or False force the kernel. ``"auto"``: the shared kernel, replaced
+        by ARD (started from the shared fit) when ``D > 1``,
+        ``D / n <= ARD_MAX_RATIO`` and
+        ``log Z_ARD - log Z_shared > (D - 1) log(n) / 2``.
+    n_restarts : int
+        Extra L-BFGS starts of the shared fit (:func:`fit_with_restarts`).
+        Above ``SEARCH_ROWS`` rows the screening, restarts and ARD choice run on
+        a random subsample of ``SEARCH_ROWS`` rows (seed 0) and the winner is
+        refined by one L-BFGS run on all rows, so that the ``O(n^3)`` EP runs
+        on all rows are few.
+    **ep_options
+        Passed to :func:`bayescal.probes.gp_ep.fit_ep_hyperparameters`.
+
+    Returns
+    -------
+    KernelChoice
+    """
+    n = X.shape[0]
+    if n > SEARCH_ROWS:
+        rows = np.sort(np.random.default_rng(0).permutation(n)[:SEARCH_ROWS])
+        while np.unique(y[rows]).size < 2:  # keep both classes in the subsample
+            rows = np.sort(np.append(rows[1:], np.flatnonzero(y != y[rows[0]])[0]))
+        coarse = _select_kernel(X[rows], y[rows], prior=prior, ard=ard, n_restarts=n_restarts,
+                                **ep_options)
+        fine = fit_ep_hyperparameters(X, y, coarse.fit.theta, prior=prior, ard=coarse.ard,
+                                      **ep_options)
+        lz = fine.result.log_marginal_likelihood
+        return KernelChoice(
+            fine, coarse.ard, lz if not coarse.ard else float("nan"),
+            lz if coarse.ard else float("nan"), coarse.n_evaluations + fine.n_evaluations,
+            [*coarse.notes, f"searched on {SEARCH_ROWS} of {n} rows, refined on all"])
+    return _select_kernel(X, y, prior=prior, ard=ard, n_restarts=n_restarts, **ep_options)
+
+
+def _select_kernel(X, y, *, prior, ard, n_restarts, **ep_options) -> KernelChoice:
+    n, d = X.shape
+    if ard is True:
+        fit, n_eval = fit_with_restarts(X, y, prior=prior, ard=True, n_restarts=n_restarts,
+                                        **ep_options)
+        return KernelChoice(fit, True, float("nan"), fit.result.log_marginal_likelihood, n_eval,
+                            ["ARD forced"])
+    shared, n_eval = fit_with_restarts(X, y, prior=prior, ard=False, n_restarts=n_restarts,
+                                       **ep_options)
+    lz_shared = shared.result.log_marginal_likelihood
+    if ard is False or d == 1:
+        return KernelChoice(shared, False, lz_shared, float("nan"), n_eval, ["shared length-scale"])
+    if d / n > ARD_MAX_RATIO:
+        return KernelChoice(shared, False, lz_shared, float("nan"), n_eval, [
+            f"ARD not tried: D/n = {d}/{n} = {d / n:.3f} > ARD_MAX_RATIO = {ARD_MAX_RATIO}"])
+    start = np.append(np.full(d, shared.theta[0]), shared.theta[-1])
+    ard_fit = fit_ep_hyperparameters(X, y, start, prior=prior, ard=True, **ep_options)
+    n_eval += ard_fit.n_evaluations
+    lz_ard = ard_fit.result.log_marginal_likelihood
+    penalty = 0.5 * (d - 1) * np.log(n)
+    keep = lz_ard - lz_shared > penalty
+    note = (f"ARD {'kept' if keep else 'dropped'}: log Z gain {lz_ard - lz_shared:.2f} "
+            f"{'>' if keep else '<='} BIC penalty {penalty:.2f}")
+    return KernelChoice(ard_fit if keep else shared, bool(keep), lz_shared, lz_ard, n_eval, [note])
+
+
+def constant_model_log_likelihood(y: np.ndarray) -> float:
+    """Maximised log-likelihood of a constant probability: ``n1 log(n1/n) + n0 log(n0/n)``."""
+    n1 = float(np.sum(y > 0))
+    n0 = float(y.size) - n1
+    return float(sum(k * np.log(k / y.size) for k in (n0, n1) if k > 0))
+
+
+def loo_probabilities(result: EPResult) -> np.ndarray:
+    """EP leave-one-out predictive probabilities of class +1 from the cavities.
+
+    The cavity ``N(mu_-i, s2_-i)`` (site ``i`` removed) is EP's approximation
+    to the leave-one-out latent predictive (Rasmussen & Williams 2006, sec.
+    5.4.3), so ``P(y_i = +1 | y_-i) ~ Phi(mu_-i / sqrt(1 + s2_-i))``.
+    """
+    tau_c = 1.0 / result.var - result.tau
+    nu_c = result.mean / result.var - result.nu
+    return predictive_probability(nu_c / tau_c, 1.0 / tau_c)
+
+
+def collapse_failures(y: np.ndarray, result: EPResult) -> list[str]:
+    """Reasons a fitted latent GP has collapsed to a constant (empty when it has not).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    result : EPResult
+        The fitted EP state.
+
+    Returns
+    -------
+    list of str
+        ``"collapsed: ..."`` entries when the leave-one-out predictive
+        probabilities (:func:`loo_probabilities`; what the model says about a
+        row it has not seen) span less than ``COLLAPSE_SPREAD`` while both
+        labels occur, or when the EP ``log Z`` does not exceed the constant
+        model's maximised log-likelihood (:func:`constant_model_log_likelihood`).
+    """
+    if np.unique(y).size < 2:
+        return []
+    failures = []
+    p = loo_probabilities(result)
+    spread = float(np.max(p) - np.min(p))
+    if not spread >= COLLAPSE_SPREAD:
+        failures.append(
+            f"collapsed: leave-one-out probabilities span only {spread:.3f} < {COLLAPSE_SPREAD} "
+            "although both classes occur")
+    constant = constant_model_log_likelihood(y)
+    if result.log_marginal_likelihood <= constant:
+        failures.append(
+            f"collapsed: EP log marginal likelihood {result.log_marginal_likelihood:.2f} is no "
+            f"better than a constant-probability model's {constant:.2f}")
+    return failures

@@ -1,0 +1,160 @@
+"""The ``bayescal compare`` command and the plain tables of method comparisons.
+
+``bayescal compare STORE --metric brier [--test friedman|correlated-t|signed-rank|
+hierarchical] [--rope 0.01] [--control raw]`` compares the scenarios of each
+classifier of a study across its datasets with
+:func:`bayescal.stats.methods.compare_methods` and prints one plain-text table
+per classifier. A classifier with fewer than two applicable scenarios is
+listed as skipped (e.g. a reference probe run only ``raw``). Heavy modules are
+imported inside the command so ``bayescal --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+__all__ = ["applicable_methods", "compare_command", "comparison_frame", "comparison_summary"]
+
+
+def applicable_methods(metrics: Any, classifier: Any) -> list[Any]:
+    """The scenarios that run for ``classifier`` (all when the cube does not say)."""
+    scenarios = metrics["scenario"].values.tolist()
+    if "applicable" not in metrics:
+        return scenarios
+    flags = metrics["applicable"].sel(classifier=classifier).values.tolist()
+    return [s for s, ok in zip(scenarios, flags, strict=True) if ok]
+
+
+def comparison_frame(result: Any) -> Any:
+    """One row per method of a :func:`~bayescal.stats.methods.compare_methods` result.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        The comparison.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Mean score and mean rank; the Holm-corrected Wilcoxon p-value against
+        the control (Friedman with a control); P(worse), P(equivalent),
+        P(better) and the mean improvement against the control (Bayesian
+        tests; the correlated t-test averages its per-dataset probabilities).
+    """
+    import pandas as pd
+
+    dim = result.attrs["method_dim"]
+    frame = pd.DataFrame(
+        {
+            f"mean {result.attrs['metric']}": result["score"].mean("dataset").values,
+            "mean rank": result["rank"].mean("dataset").values,
+        },
+        index=pd.Index(result[dim].values, name=dim),
+    )
+    if "wilcoxon_p_value_holm" in result:
+        frame[f"Holm p vs {result.attrs['control']}"] = result["wilcoxon_p_value_holm"].values
+    if "p_left" in result:
+        reduce = ["dataset"] if "dataset" in result["p_left"].dims else []
+        for name, label in (("p_left", "P(worse)"), ("p_rope", "P(equivalent)"),
+                            ("p_right", "P(better)"), ("mean_difference", "improvement")):
+            frame[label] = result[name].mean(reduce).values if reduce else result[name].values
+    if "rhat_max" in result:
+        frame["R-hat"] = result["rhat_max"].values
+    return frame
+
+
+def comparison_summary(result: Any) -> str:
+    """One line saying what was tested, on how many datasets, and the global statistics."""
+    a = result.attrs
+    n, k = result.sizes["dataset"], result.sizes[a["method_dim"]]
+    direction = "lower" if a["lower_is_better"] else "higher"
+    head = f"{a['test']} on {a['metric']} ({direction} is better), {k} methods x {n} datasets"
+    if a["test"] == "friedman":
+        head += (
+            f"; Friedman chi2 = {float(result['statistic']):.3f} (p = {float(result['p_value']):.3g}),"
+            f" Iman-Davenport F = {float(result['f_statistic']):.3f} "
+            f"(p = {float(result['f_p_value']):.3g}); Nemenyi CD = "
+            f"{float(result['critical_difference']):.3f} at alpha = {a['alpha']}"
+        )
+    else:
+        head += (
+            f"; against {a['control']!r} with ROPE +-{a['rope']:g}: improvement > ROPE is "
+            "'better'"
+        )
+        if a["test"] == "correlated-t":
+            head += " (probabilities averaged over datasets)"
+    if a["excluded_datasets"]:
+        head += f"; excluded datasets: {', '.join(a['excluded_datasets'])}"
+    return head
+
+
+@click.command("compare")
+@click.argument("store", type=click.Path(exists=True, file_okay=False))
+@click.option("--metric", "-m", default="brier", show_default=True, help="Metric to compare.")
+@click.option(
+    "--test",
+    "test",
+    type=click.Choice(["friedman", "correlated-t", "signed-rank", "hierarchical"]),
+    default="friedman",
+    show_default=True,
+    help="Friedman + Nemenyi (+ Holm-Wilcoxon with --control), or a Bayesian test.",
+)
+@click.option("--rope", type=float, default=0.01, show_default=True,
+              help="Half-width of the region of practical equivalence (metric units).")
+@click.option("--control", default=None,
+              help="Scenario the others are tested against [Bayesian tests: default 'raw'].")
+@click.option("--classifier", "classifiers", multiple=True,
+              help="Only this classifier (repeatable) [default: every classifier].")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Level of Nemenyi's critical difference.")
+@click.option("--missing", type=click.Choice(["raise", "drop_datasets"]), default="raise",
+              show_default=True, help="NaN cells: stop, or leave out their datasets.")
+@click.option("--unconverged", type=click.Choice(["raise", "missing", "keep"]),
+              default="raise", show_default=True,
+              help="Cells whose posterior failed its diagnostics.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the signed-rank samples and the hierarchical sampler.")
+def compare_command(store: str, metric: str, test: str, rope: float, control: str | None,
+                    classifiers: tuple[str, ...], alpha: float, missing: str, unconverged: str,
+                    seed: int) -> None:
+    """Compare the scenarios of each classifier in STORE across its datasets."""
+    import warnings
+
+    from bayescal.stats.methods import compare_methods
+    from bayescal.study.cube import open_results
+
+    try:
+        tree = open_results(store)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    metrics = tree["metrics"].to_dataset()
+    if test != "friedman" and control is None:
+        control = "raw"
+    chosen = list(classifiers) or metrics["classifier"].values.tolist()
+    unknown = [c for c in chosen if c not in metrics["classifier"].values]
+    if unknown:
+        raise click.ClickException(
+            f"--classifier {unknown!r} not in the study; known: "
+            f"{metrics['classifier'].values.tolist()!r}"
+        )
+    for clf in chosen:
+        methods = applicable_methods(metrics, clf)
+        click.echo(f"\nclassifier {clf}:")
+        if len(methods) < 2:
+            click.echo(f"  skipped: only {methods!r} applies to it")
+            continue
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                result = compare_methods(
+                    tree, metric, methods=methods, test=test, control=control,
+                    select={"classifier": clf}, rope=rope, alpha=alpha, missing=missing,
+                    unconverged=unconverged, random_state=seed)
+        except (ValueError, TypeError) as exc:
+            raise click.ClickException(f"classifier {clf!r}: {exc}") from None
+        for w in caught:
+            click.echo(f"  warning: {w.message}")
+        click.echo(comparison_summary(result))
+        click.echo(comparison_frame(result).to_string(float_format=lambda v: f"{v:.4f}"))

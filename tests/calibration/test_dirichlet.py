@@ -1,0 +1,198 @@
+"""Tests of DirichletCalibrator: beta-calibration and dirichletcal oracles, gradient, invariants, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import check_grad, minimize
+from scipy.special import log_softmax, softmax
+
+from bayescal.calibration import BetaCalibrator, DirichletCalibrator
+from bayescal.calibration.dirichlet import (
+    dirichlet_logits,
+    dirichlet_objective,
+    identity_parameters,
+)
+
+
+def _multiclass(n=300, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    q = rng.dirichlet(np.full(k, 0.8), size=n)
+    z = np.log(q) * np.linspace(0.6, 1.6, k) + np.linspace(-0.3, 0.3, k)
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    y = (rng.uniform(size=(n, 1)) > np.cumsum(p, axis=1)).sum(axis=1)
+    return q, y
+
+
+def _reference_objective(theta, log_q, y, k, matrix, penalty, lam, mu):
+    """The objective written independently: full (K, K+1) weights, last row zero."""
+    if matrix == "full":
+        W = np.vstack([theta[: k * (k - 1)].reshape(k - 1, k), np.zeros((1, k))])
+    else:
+        W = np.diag(theta[:k])
+    b = np.append(theta[-(k - 1):], 0.0)
+    logp = log_softmax(log_q @ W.T + b, axis=1)
+    nll = -np.mean(logp[np.arange(len(y)), y])
+    if matrix == "full":
+        off = W[:-1] * (1 - np.eye(k)[:-1]) if penalty == "odir" else W[:-1]
+        reg = lam * np.sum(off**2)
+    else:
+        reg = lam * np.sum(theta[:k] ** 2) if penalty == "l2" else 0.0
+    return nll + reg + mu * np.sum(b**2)
+
+
+@pytest.mark.parametrize("matrix", ["full", "diagonal"])
+@pytest.mark.parametrize(("penalty", "lam", "mu"), [("odir", 0.0, 0.0), ("odir", 0.01, 0.02),
+                                                   ("l2", 0.01, 0.005)])
+def test_matches_direct_scipy_optimisation_of_the_objective(matrix, penalty, lam, mu):
+    q, y = _multiclass(n=150, k=3)
+    k = 3
+    cal = DirichletCalibrator(matrix=matrix, penalty=penalty, reg_lambda=lam, reg_mu=mu).fit(q, y)
+    ref = minimize(
+        _reference_objective,
+        identity_parameters(k, matrix),
+        args=(np.log(q), y, k, matrix, penalty, lam, mu),
+        method="Powell",
+        options={"xtol": 1e-10, "ftol": 1e-14, "maxiter": 200000, "maxfev": 200000},
+    )
+    ours = _reference_objective(cal.theta_, np.log(q), y, k, matrix, penalty, lam, mu)
+    assert ours <= ref.fun + 1e-9  # at least as good as the derivative-free optimum
+    np.testing.assert_allclose(
+        cal.predict_proba(q),
+        softmax(dirichlet_logits(np.log(q), ref.x, matrix), axis=1),
+        atol=1e-4,
+    )
+
+
+@pytest.mark.parametrize("matrix", ["full", "diagonal"])
+@pytest.mark.parametrize("penalty", ["odir", "l2"])
+def test_analytic_gradient(matrix, penalty):
+    q, y = _multiclass(n=80, k=4, seed=3)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=80)
+    theta = identity_parameters(4, matrix) + np.random.default_rng(2).normal(
+        scale=0.3, size=identity_parameters(4, matrix).shape
+    )
+    args = (np.log(q), y, w, matrix, penalty, 0.03, 0.07)
+    err = check_grad(
+        lambda t: dirichlet_objective(t, *args)[0], lambda t: dirichlet_objective(t, *args)[1], theta
+    )
+    assert err < 1e-6
+
+
+def test_binary_full_map_equals_beta_calibration():
+    rng = np.random.default_rng(4)
+    s = rng.uniform(0.01, 0.99, size=3000)
+    eta = 1.5 * np.log(s) - 0.6 * np.log1p(-s) + 0.3
+    y = (rng.uniform(size=s.size) < 1 / (1 + np.exp(-eta))).astype(int)
+    beta = BetaCalibrator().fit(s, y)
+    assert beta.a_ > 0 and beta.b_ > 0  # the constraint is inactive: same family
+    for scores in (s, np.column_stack([1 - s, s])):
+        dirichlet = DirichletCalibrator().fit(scores, y)
+        grid = np.linspace(0.005, 0.995, 199)
+        np.testing.assert_allclose(
+            dirichlet.predict_proba(grid), beta.predict_proba(grid), atol=1e-9
+        )
+    # W ln q + b for class 0 vs 1 is (-b) ln(1 - s) ... : a = -W[0, 1], b = W[0, 0]
+    np.testing.assert_allclose(-dirichlet.coef_[0, 1], beta.a_, rtol=1e-6)
+    np.testing.assert_allclose(dirichlet.coef_[0, 0], beta.b_, rtol=1e-6)
+
+
+def test_identity_map_is_a_fixed_point_of_perfectly_calibrated_data():
+    q, _ = _multiclass(n=20000, k=3, seed=5)
+    rng = np.random.default_rng(6)
+    y = (rng.uniform(size=(q.shape[0], 1)) > np.cumsum(q, axis=1)).sum(axis=1)
+    cal = DirichletCalibrator().fit(q, y)
+    np.testing.assert_allclose(cal.coef_, np.vstack([np.eye(3)[:2] - np.eye(3)[2], [0, 0, 0]]),
+                               atol=0.1)
+    assert np.abs(cal.predict_proba(q) - q).mean() < 0.01
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**16), k=st.integers(2, 5))
+def test_invariants(seed, k):
+    q, y = _multiclass(n=150, k=k, seed=seed)
+    if np.unique(y).size < 2:
+        y[:2] = [0, 1]
+    cal = DirichletCalibrator(reg_lambda=1e-3, reg_mu=1e-3).fit(q, y)
+    p = cal.predict_proba(q)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    assert np.all((p >= 0) & (p <= 1))
+    # integer weights equal repeated rows; logits equal their probabilities
+    w = np.random.default_rng(seed).integers(0, 3, size=q.shape[0])
+    w[:2] = 1
+    y[:2] = [0, 1]
+    a = DirichletCalibrator().fit(q, y, sample_weight=w).predict_proba(q)
+    b = DirichletCalibrator().fit(np.repeat(q, w, axis=0), np.repeat(y, w)).predict_proba(q)
+    np.testing.assert_allclose(a, b, atol=1e-5)
+    z = np.log(q) + np.random.default_rng(1).normal(size=(q.shape[0], 1))  # shift per row
+    c = DirichletCalibrator(input="decision").fit(z, y, sample_weight=w).predict_proba(z)
+    np.testing.assert_allclose(a, c, atol=1e-5)
+
+
+def test_clip_counts_and_strict_default():
+    q, y = _multiclass(n=100, k=3, seed=9)
+    q[0] = [1.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="exactly 0.*clip=1e-12"):
+        DirichletCalibrator(clip=None).fit(q, y)
+    cal = DirichletCalibrator().fit(q, y)  # the default clip floors at 1e-12
+    assert cal.n_clipped_ == 2
+    assert np.isfinite(cal.predict_proba(q)).all()
+
+
+@pytest.mark.parametrize(
+    ("fit_scores", "y", "kwargs", "match"),
+    [
+        ([[0.2, 0.8], [0.6, 0.4]], [1, 1], {}, "single class"),
+        ([[0.2, 0.8], [np.nan, 0.4]], [0, 1], {}, "NaN"),
+        ([[0.2, 0.7], [0.6, 0.4]], [0, 1], {}, "sum to 1"),
+        ([[0.2, 0.8], [0.6, 0.4]], [0, 2], {}, "0..1"),
+        ([[0.2, 0.8], [0.6, 0.4]], [0, 1, 1], {}, "inconsistent numbers of samples"),
+        ([[0.2, 0.8], [0.6, 0.4]], [0, 1], {"matrix": "banded"}, "matrix"),
+        ([[0.2, 0.8], [0.6, 0.4]], [0, 1], {"reg_lambda": -1.0}, "reg_lambda"),
+        ([[0.2, 0.8], [0.6, 0.4]], [0, 1], {"clip": 0.7}, "clip"),
+        ([[0.2, 0.8], [0.6, 0.4]], [0, 1], {"input": "odds"}, "input"),
+        ([[0.2, 0.8], [0.6, 0.4]], [0, 1], {"input": "logit"}, "input"),
+        ([[1.0, np.inf], [0.6, 0.4]], [0, 1], {"input": "decision"}, "inf"),
+        ([[2.0, -1.0], [0.6, 0.4]], [0, 1], {}, "input='decision'"),
+    ],
+)
+def test_bad_input_table(fit_scores, y, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        DirichletCalibrator(**kwargs).fit(fit_scores, y)
+
+
+@pytest.mark.parametrize("input_", ["score", "decision"])
+def test_class_count_mismatch_between_fit_and_predict(input_):
+    q, y = _multiclass(n=100, k=3, seed=2)
+    X = q if input_ == "score" else np.log(q)
+    cal = DirichletCalibrator(input=input_).fit(X, y)
+    four = np.full((2, 4), 0.25)
+    match = "4 columns but 3 classes" if input_ == "score" else "X has 4 features, but .* 3"
+    with pytest.raises(ValueError, match=match):
+        cal.predict_proba(four if input_ == "score" else np.log(four))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("kwargs", "peer_kwargs"),
+    [
+        ({}, {}),
+        ({"matrix": "diagonal"}, {"diagonal": True}),
+        ({"reg_lambda": 1e-2, "reg_mu": 1e-2}, {"reg_lambda": 1e-2, "reg_mu": 1e-2}),
+        ({"penalty": "l2", "reg_lambda": 1e-2, "reg_mu": 1e-2}, {"reg_lambda": 1e-2}),
+    ],
+)
+def test_matches_dirichletcal(kwargs, peer_kwargs):
+    from dirichletcal.calib.diagdirichlet import DiagonalDirichletCalibrator
+    from dirichletcal.calib.fulldirichlet import FullDirichletCalibrator
+
+    q, y = _multiclass(n=200, k=3, seed=11)
+    peer_cls = DiagonalDirichletCalibrator if peer_kwargs.pop("diagonal", False) else (
+        FullDirichletCalibrator
+    )
+    peer = peer_cls(optimizer="newton", **peer_kwargs).fit(q, y)
+    ours = DirichletCalibrator(**kwargs).fit(q, y)
+    np.testing.assert_allclose(ours.predict_proba(q), np.asarray(peer.predict_proba(q)), atol=1e-6)

@@ -1,0 +1,100 @@
+"""Tests of the EP-GPC hyper-parameter search (bayescal.probes.gp_hyper)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import chi2, invgamma
+
+from bayescal.probes.gp_ep import HyperPrior, rbf_kernel, run_ep
+from bayescal.probes.gp_hyper import (
+    ARD_MAX_RATIO,
+    COLLAPSE_SPREAD,
+    collapse_failures,
+    constant_model_log_likelihood,
+    dimension_scaled_prior,
+    fit_with_restarts,
+    initial_lengthscale,
+    loo_probabilities,
+    select_kernel,
+)
+
+
+@pytest.mark.parametrize("d", [1, 4, 60])
+def test_dimension_scaled_prior_is_the_prior_of_l_over_sqrt_d(d):
+    prior = dimension_scaled_prior(HyperPrior(3.0, 3.0, 2.0), d)
+    assert prior.ls_beta == pytest.approx(3.0 * np.sqrt(d)) and prior.amp_sigma == 2.0
+    ls = np.array([0.5, 2.0, 9.0, 30.0])
+    # log density of log(l) when l / sqrt(d) ~ InverseGamma(3, 3): scipy plus the Jacobian
+    expected = invgamma(3.0, scale=3.0 * np.sqrt(d)).logpdf(ls) + np.log(ls)
+    got = [prior.logpdf(np.array([np.log(v), 0.0]))[0] for v in ls]
+    np.testing.assert_allclose(np.diff(got), np.diff(expected), rtol=1e-10)
+
+
+@pytest.mark.parametrize("d", [2, 10, 57])
+def test_initial_lengthscale_is_sqrt_d_on_white_inputs(d):
+    # x - x' ~ N(0, 2 I): |x - x'|^2 / 2 ~ chi2(d), median about d for large d
+    X = np.random.default_rng(0).normal(size=(400, d))
+    assert initial_lengthscale(X) == pytest.approx(np.sqrt(chi2(d).median()), rel=0.05)
+    # scale-equivariant, and a constant input falls back to sqrt(D)
+    assert initial_lengthscale(3.0 * X) == pytest.approx(3.0 * initial_lengthscale(X))
+    assert initial_lengthscale(np.ones((10, d))) == pytest.approx(np.sqrt(d))
+
+
+def test_constant_model_log_likelihood_closed_form():
+    y = np.array([1.0] * 3 + [-1.0] * 7)
+    assert constant_model_log_likelihood(y) == pytest.approx(3 * np.log(0.3) + 7 * np.log(0.7))
+    assert constant_model_log_likelihood(np.ones(5)) == 0.0
+
+
+def test_uncorrelated_prior_is_reported_collapsed():
+    # K = s I: no row informs another, EP's log Z = n log Phi(0) = n log 0.5, below the
+    # constant model of 30/70 labels, and every leave-one-out probability is exactly 0.5
+    y = np.r_[np.ones(30), -np.ones(70)]
+    res = run_ep(2.0 * np.eye(100), y)
+    assert res.log_marginal_likelihood == pytest.approx(100 * np.log(0.5), rel=1e-6)
+    np.testing.assert_allclose(loo_probabilities(res), 0.5, atol=1e-9)
+    failures = collapse_failures(y, res)
+    assert len(failures) == 2 and all(f.startswith("collapsed") for f in failures)
+    assert str(COLLAPSE_SPREAD) in failures[0]
+    assert collapse_failures(np.ones(100), res) == []  # constant labels: nothing to explain
+
+
+def test_informative_fit_is_not_collapsed():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=80) > 0, 1.0, -1.0)
+    res = run_ep(rbf_kernel(X, X, np.log([1.0, 1.0, 2.0])), y)
+    assert collapse_failures(y, res) == []
+    # the cavity probabilities agree with the labels most of the time
+    assert np.mean((loo_probabilities(res) > 0.5) == (y > 0)) > 0.8
+
+
+def test_restarts_never_do_worse_than_one_start():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 3))
+    y = np.where(np.sin(2 * X[:, 0]) + 0.3 * rng.normal(size=60) > 0, 1.0, -1.0)
+    prior = dimension_scaled_prior(HyperPrior(), 3)
+    one, n1 = fit_with_restarts(X, y, prior=prior, ard=False, n_restarts=0)
+    three, n3 = fit_with_restarts(X, y, prior=prior, ard=False, n_restarts=2)
+    assert three.log_posterior >= one.log_posterior - 1e-8
+    assert n3 > n1
+
+
+def test_ard_is_kept_when_one_input_matters_and_dropped_on_wide_data():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = np.where(np.sin(2.5 * X[:, 0]) + 0.2 * rng.normal(size=300) > 0, 1.0, -1.0)
+    prior = dimension_scaled_prior(HyperPrior(), 4)
+    choice = select_kernel(X, y, prior=prior, ard="auto", n_restarts=0)
+    assert choice.ard and "kept" in choice.notes[0]
+    ls = np.exp(choice.fit.theta_full[:-1])
+    assert ls[0] < ls[1:].min()  # the relevant input gets the shortest length-scale
+    assert choice.log_ml_ard - choice.log_ml_shared > 1.5 * np.log(300)
+    # wide: D / n above ARD_MAX_RATIO -> ARD is not tried
+    Xw = rng.normal(size=(40, 10))
+    assert 10 / 40 > ARD_MAX_RATIO
+    yw = np.where(Xw[:, 0] > 0, 1.0, -1.0)
+    wide = select_kernel(Xw, yw, prior=dimension_scaled_prior(HyperPrior(), 10), ard="auto",
+                         n_restarts=0)
+    assert not wide.ard and "not tried" in wide.notes[0] and np.isnan(wide.log_ml_ard)
