@@ -188,9 +188,9 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         ``feature``, ``output``) on the scaled inputs. ``output`` indexes the
         linear predictors: 1 for two classes, K-1 (multinomial; class 0 the
         reference) or K (one-vs-rest).
-    diagnostics_ : dict
+    diagnostics_ : PosteriorDiagnostics
         R-hat, bulk/tail ESS, divergences, sampler, seconds, failures; see
-        :func:`bayescal.probes.posterior.summarize_diagnostics`.
+        :mod:`bayescal.probes.diagnostics`.
     x_center_, x_scale_ : ndarray of shape (d,)
         Input scaling (:func:`scale_inputs`).
     posterior_mode_ : dict or None
