@@ -121,7 +121,11 @@ def test_page_content_is_complete_and_self_contained(tmp_path):
         ):
             assert f"{what} {d}" in alts
         assert f"per-instance uncertainty of {d} / blr / raw" in alts
-    assert len(images) == 12
+    # comparison across datasets: a CD diagram and a signed-rank simplex per classifier
+    for clf in ("nb", "blr"):
+        assert f"friedman comparison of {clf}" in alts
+        assert f"signed-rank comparison of {clf}" in alts
+    assert len(images) == 16
     assert "Brier = MCB − DSC + UNC" in page
     for uri, _ in images:  # every image is an embedded PNG
         assert uri.startswith("data:image/png;base64,")
