@@ -6,6 +6,10 @@ amplitude, under a probit (or logit) link. Three inferences share the model:
 
 * ``"ep"`` -- expectation propagation (:mod:`bayescal.probes.gp_ep`, NumPy/SciPy),
   hyper-parameters at their type-II MAP;
+* ``"sparse"`` -- EP under the FITC inducing-point prior
+  (:mod:`bayescal.probes.gp_sparse`), ``O(n m^2)``, for n in the thousands to
+  tens of thousands; ``"auto"`` (default) picks ``"ep"`` up to
+  ``AUTO_EXACT_MAX_ROWS`` rows and ``"sparse"`` above;
 * ``"mcmc"`` -- PyMC's latent GP (``pm.gp.Latent``) sampled by NUTS with the
   hyper-parameters, the gold standard for small n;
 * ``"hsgp"`` -- PyMC's Hilbert-space approximation (``pm.gp.HSGP``), ``n_basis``
@@ -16,15 +20,18 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.special import expit, ndtr, ndtri
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.probes.gp_ep import (
     EPConvergenceWarning,
+    EPFit,
     HyperPrior,
     fit_ep_hyperparameters,
     predictive_probability,
@@ -52,12 +59,15 @@ from bayescal.validation import (
     check_labels,
     check_matrix,
     check_n_classes_present,
-    check_positive_int,
 )
 
 __all__ = ["BayesianGPClassifier", "gp_classifier_model"]
 
-INFERENCES = ("mcmc", "hsgp", "ep")
+INFERENCES = ("auto", "ep", "sparse", "mcmc", "hsgp")
+#: ``inference="auto"`` runs exact EP up to this many rows and sparse (FITC) EP above.
+AUTO_EXACT_MAX_ROWS = 2000
+#: Rows of the random subsample on which sparse EP searches its hyper-parameters.
+SPARSE_HYPER_ROWS = 500
 JITTER = 1e-6
 
 
@@ -140,9 +150,16 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         ``(D - 1) log(n) / 2``, and tries ARD only while ``D / n <= 0.05``
         (:data:`bayescal.probes.gp_hyper.ARD_MAX_RATIO`); MCMC/HSGP use ARD
         exactly when ``D / n <= 0.05``.
-    inference : {"ep", "mcmc", "hsgp"}, default="ep"
-        Expectation propagation (probit; NumPy/SciPy), NUTS on PyMC's latent GP,
-        or NUTS on PyMC's Hilbert-space approximation.
+    inference : {"auto", "ep", "sparse", "mcmc", "hsgp"}, default="auto"
+        Exact expectation propagation (probit; NumPy/SciPy), sparse EP with
+        ``n_inducing`` FITC inducing inputs, NUTS on PyMC's latent GP, or NUTS
+        on PyMC's Hilbert-space approximation. ``"auto"``: ``"ep"`` while
+        ``n <= 2000`` (``AUTO_EXACT_MAX_ROWS``; exact EP costs ``O(n^3)`` per
+        sweep), ``"sparse"`` above. The choice is kept in ``inference_``.
+    n_inducing : int, default=400
+        Inducing inputs of ``"sparse"`` (k-means centres of the standardised
+        inputs). Its hyper-parameters are the exact-EP type-II MAP on a random
+        subsample of 500 rows (``SPARSE_HYPER_ROWS``); EP then runs on all rows.
     likelihood : {"probit", "logit"}, default="probit"
         Link of the binary likelihood for ``mcmc``/``hsgp`` (EP is probit only;
         multi-class MCMC/HSGP use a softmax).
@@ -275,14 +292,39 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     (3, 2)
     """
 
-    def __init__(self, *, kernel: str = "rbf", ard: bool | str = "auto", inference: str = "ep",
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"rbf"})],
+        "ard": ["boolean", StrOptions({"auto"})],
+        "inference": [StrOptions(set(INFERENCES))],
+        "likelihood": [StrOptions({"probit", "logit"})],
+        "draws": [Interval(Integral, 1, None, closed="left")],
+        "tune": [Interval(Integral, 0, None, closed="left")],
+        "chains": [Interval(Integral, 1, None, closed="left")],
+        "n_basis": [Interval(Integral, 1, None, closed="left")],
+        "hsgp_c": [Interval(Real, 1, None, closed="neither")],
+        "lengthscale": [Interval(Real, 0, None, closed="neither"), None],
+        "amplitude": [Interval(Real, 0, None, closed="neither"), None],
+        "lengthscale_prior": ["array-like"],
+        "amplitude_prior": [Interval(Real, 0, None, closed="neither")],
+        "sampler": [StrOptions({"nutpie", "pymc"})],
+        "cores": [Interval(Integral, 1, None, closed="left")],
+        "ep_mode": [StrOptions({"parallel", "sequential"})],
+        "ep_tol": [Interval(Real, 0, 1, closed="neither")],
+        "max_sweeps": [Interval(Integral, 1, None, closed="left")],
+        "n_restarts": [Interval(Integral, 0, None, closed="left")],
+        "n_inducing": [Interval(Integral, 1, None, closed="left")],
+        "blas_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, kernel: str = "rbf", ard: bool | str = "auto", inference: str = "auto",
                  likelihood: str = "probit", draws: int = 500, tune: int = 500,
                  chains: int = 2, n_basis: int = 12, hsgp_c: float = 1.5,
                  lengthscale: float | None = None, amplitude: float | None = None,
                  lengthscale_prior: tuple[float, float] = (3.0, 3.0),
                  amplitude_prior: float = 2.0, sampler: str = "pymc", cores: int = 1,
                  ep_mode: str = "parallel", ep_tol: float = 1e-4, max_sweeps: int = 200,
-                 n_restarts: int = 1, blas_threads: int | None = 1, random_state: Any = None) -> None:
+                 n_restarts: int = 1, n_inducing: int = 400, blas_threads: int | None = 1, random_state: Any = None) -> None:
         self.kernel = kernel
         self.ard = ard
         self.inference = inference
@@ -302,39 +344,24 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.ep_tol = ep_tol
         self.max_sweeps = max_sweeps
         self.n_restarts = n_restarts
+        self.n_inducing = n_inducing
         self.blas_threads = blas_threads
         self.random_state = random_state
 
     # ------------------------------------------------------------------ validation
 
-    def _validate_params(self) -> None:
-        check_choice(self.kernel, "kernel", ("rbf",))
-        check_choice(self.inference, "inference", INFERENCES)
-        check_choice(self.likelihood, "likelihood", ("probit", "logit"))
-        check_choice(self.ep_mode, "ep_mode", ("parallel", "sequential"))
-        if self.inference == "ep" and self.likelihood != "probit":
-            raise ValueError("`likelihood` must be 'probit' with inference='ep' (EP is probit-only).")
-        if not (isinstance(self.ard, (bool, np.bool_)) or self.ard == "auto"):
-            raise TypeError(f"`ard` must be True, False or 'auto'; got {self.ard!r}.")
-        for name in ("draws", "chains", "n_basis", "max_sweeps", "cores"):
-            check_positive_int(getattr(self, name), name)
-        check_positive_int(self.tune, "tune", minimum=0)
-        check_positive_int(self.n_restarts, "n_restarts", minimum=0)
-        for name in ("lengthscale", "amplitude"):
-            value = getattr(self, name)
-            if value is not None and not (np.isfinite(value) and value > 0):
-                raise ValueError(f"`{name}` must be None or a positive number; got {value!r}.")
+    def _check_param_combinations(self) -> None:
+        """Rules across parameters, after ``_validate_params`` (``_parameter_constraints``)."""
+        if self.inference in ("auto", "ep", "sparse") and self.likelihood != "probit":
+            raise ValueError(
+                f"`likelihood` must be 'probit' with inference={self.inference!r} (EP is "
+                f"probit-only); got {self.likelihood!r}. Use inference='mcmc' for a logit link.")
         alpha_beta = np.asarray(self.lengthscale_prior, dtype=float)
-        if alpha_beta.shape != (2,) or not np.all(alpha_beta > 0):
+        if alpha_beta.shape != (2,) or not np.all(np.isfinite(alpha_beta) & (alpha_beta > 0)):
             raise ValueError(
                 "`lengthscale_prior` must be two positive numbers (alpha, beta) of an "
                 f"InverseGamma; got {self.lengthscale_prior!r}."
             )
-        if not (np.isfinite(self.amplitude_prior) and self.amplitude_prior > 0):
-            raise ValueError(f"`amplitude_prior` must be positive; got {self.amplitude_prior!r}.")
-        if not (np.isfinite(self.hsgp_c) and self.hsgp_c > 1.0):
-            raise ValueError(f"`hsgp_c` must be a number > 1; got {self.hsgp_c!r}.")
-        check_fraction(self.ep_tol, "ep_tol")
 
     def _standardise(self, X: Any) -> np.ndarray:
         Xv = check_matrix(X, "X")
@@ -362,6 +389,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self
         """
         self._validate_params()
+        self._check_param_combinations()
         Xv = check_matrix(X, "X", min_samples=2)
         y_raw = np.asarray(y)
         if y_raw.ndim != 1:
@@ -381,12 +409,18 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.seed_ = _seed(self.random_state)
         start = time.perf_counter()
         with limit_blas_threads(self.blas_threads):
-            if self.inference == "ep":
+            self.inference_ = self.inference
+            if self.inference == "auto":
+                self.inference_ = "ep" if Xs.shape[0] <= AUTO_EXACT_MAX_ROWS else "sparse"
+            if self._is_ep():
                 self._fit_ep(Xs, codes)
             else:
                 self._fit_mcmc(Xs, codes, start)
         self.diagnostics_["seconds"] = time.perf_counter() - start
         return self
+
+    def _is_ep(self) -> bool:
+        return getattr(self, "inference_", self.inference) in ("ep", "sparse")
 
     def _prior(self, n_inputs: int) -> HyperPrior:
         a, b = (float(v) for v in self.lengthscale_prior)
@@ -405,6 +439,10 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         n_classes = self.classes_.size
         targets = [codes == 1] if n_classes == 2 else [codes == k for k in range(n_classes)]
         fits, notes, ards, collapse = [], [], [], []
+        if self.inference_ == "sparse":
+            from bayescal.probes.gp_sparse import choose_inducing_inputs
+
+            self.inducing_inputs_ = choose_inducing_inputs(Xs, int(self.n_inducing), self.seed_)
         for target in targets:
             yk = np.where(target, 1.0, -1.0)
             fit, note, ard = self._fit_one_ep(Xs, yk)
@@ -421,7 +459,12 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         n_draws = int(self.draws) * int(self.chains)
         draws = np.empty((n_draws, len(fits), n))
         for k, f in enumerate(fits):
-            draws[:, k, :] = _draw_ep_posterior(Xs, f, n_draws, rng)
+            if self.inference_ == "sparse":
+                from bayescal.probes.gp_sparse import sparse_ep_draws
+
+                draws[:, k, :] = sparse_ep_draws(Xs, f.theta_full, f.result, n_draws, rng)
+            else:
+                draws[:, k, :] = _draw_ep_posterior(Xs, f, n_draws, rng)
         post = xr.Dataset(
             {"f": (("chain", "draw", "latent", "obs"),
                    draws.reshape(int(self.chains), int(self.draws), len(fits), n))},
@@ -471,7 +514,29 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             )
 
     def _fit_one_ep(self, Xs: np.ndarray, yk: np.ndarray):
-        """One binary EP latent GP: ``(EPFit, note, ard)``; kernel search unless fixed."""
+        """One binary EP latent GP: ``(EPFit, note, ard)``; kernel search unless fixed.
+
+        Sparse: the hyper-parameters come from exact EP on a random subsample of
+        ``SPARSE_HYPER_ROWS`` rows, then FITC EP runs on all rows.
+        """
+        if self.inference_ == "sparse":
+            from bayescal.probes.gp_sparse import run_sparse_ep
+
+            n = Xs.shape[0]
+            rows = np.sort(np.random.default_rng(self.seed_).permutation(n)[:SPARSE_HYPER_ROWS])
+            rows = _both_classes(rows, yk)
+            fit, note, ard = self._fit_exact_ep(Xs[rows], yk[rows])
+            result = run_sparse_ep(Xs, yk, fit.theta_full, self.inducing_inputs_,
+                                   tol=float(self.ep_tol), max_sweeps=int(self.max_sweeps))
+            note += (f"; hyper-parameters from exact EP on {rows.size} of {n} rows, FITC EP "
+                     f"with {self.inducing_inputs_.shape[0]} inducing inputs on all rows")
+            fit.n_evaluations += 1
+            return (EPFit(fit.theta, fit.theta_full, result, None, fit.log_posterior,
+                          fit.n_evaluations, fit.optimizer_success, fit.optimizer_message),
+                    note, ard)
+        return self._fit_exact_ep(Xs, yk)
+
+    def _fit_exact_ep(self, Xs: np.ndarray, yk: np.ndarray):
         n, d = Xs.shape
         prior = self._prior(d)
         options = {"mode": self.ep_mode, "tol": float(self.ep_tol),
@@ -545,13 +610,17 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         """
         check_is_fitted(self, "idata_")
         Xn = self._standardise(X)
-        if self.inference == "ep":
+        if self._is_ep():
             from bayescal.probes.gp_ep import ep_predict_latent
+            from bayescal.probes.gp_sparse import sparse_ep_predict_latent
 
             means, vars_ = [], []
             with limit_blas_threads(self.blas_threads):
                 for theta, res in zip(self.theta_, self.ep_results_, strict=True):
-                    m, v = ep_predict_latent(self.X_train_, Xn, theta, res)
+                    if self.inference_ == "sparse":
+                        m, v = sparse_ep_predict_latent(Xn, theta, res)
+                    else:
+                        m, v = ep_predict_latent(self.X_train_, Xn, theta, res)
                     means.append(m)
                     vars_.append(v)
             return np.stack(means, -1)[None], np.stack(vars_, -1)[None]
@@ -630,7 +699,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         """
         mean, var = self._latent_predictive(X)
         rng = np.random.default_rng(self.seed_ + 1)
-        if self.inference == "ep":
+        if self._is_ep():
             n_draws = int(self.draws) * int(self.chains)
             f = mean + np.sqrt(var) * rng.standard_normal((n_draws, *mean.shape[1:]))
         else:
@@ -641,7 +710,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         if self.classes_.size == 2:
             p = self._link(f[..., 0])
             return np.stack([1.0 - p, p], axis=-1)
-        if self.inference == "ep":
+        if self._is_ep():
             p = ndtr(f)
             return p / p.sum(axis=-1, keepdims=True)
         z = f - f.max(axis=-1, keepdims=True)
@@ -659,7 +728,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         if self.classes_.size == 2 and self.likelihood == "probit":
             p = predictive_probability(mean[..., 0], var[..., 0]).mean(axis=0)
             return np.column_stack([1.0 - p, p])
-        if self.inference == "ep":
+        if self._is_ep():
             p = predictive_probability(mean[0], var[0])
             return p / p.sum(axis=1, keepdims=True)
         proba = self._proba_draws(X).mean(axis=0)
@@ -674,7 +743,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         """
         prob = check_fraction(prob, "prob")
         check_choice(kind, "kind", ("eti", "hdi"))
-        if self.inference == "ep" and kind == "eti" and getattr(self, "classes_", np.zeros(0)).size == 2:
+        if self._is_ep() and kind == "eti" and getattr(self, "classes_", np.zeros(0)).size == 2:
             mean, var = self._latent_predictive(X)
             z = ndtri(0.5 + prob / 2.0)
             sd = np.sqrt(var[0, :, 0])
@@ -693,6 +762,12 @@ def _seed(random_state: Any) -> int:
     return seed_from_random_state(random_state)
 
 
+def _both_classes(rows: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``rows`` with one row of each missing class of ``y`` added."""
+    extra = [np.flatnonzero(y == c)[0] for c in np.unique(y) if not np.any(y[rows] == c)]
+    return np.sort(np.append(rows, extra).astype(int))
+
+
 def _fixed_mask(lengthscale, amplitude, n_ls: int) -> np.ndarray:
     mask = np.zeros(n_ls + 1, dtype=bool)
     mask[:-1] = lengthscale is not None
@@ -702,13 +777,16 @@ def _fixed_mask(lengthscale, amplitude, n_ls: int) -> np.ndarray:
 
 def _draw_ep_posterior(Xs, fit, n_draws: int, rng: np.random.Generator) -> np.ndarray:
     """Draws of latent f at the training inputs from the EP Gaussian ``N(mu, Sigma)``."""
-    from scipy.linalg import solve_triangular
+    from scipy.linalg import cholesky, solve_triangular
 
     res = fit.result
     sw = res.sqrt_tau
     V = solve_triangular(res.L, sw[:, None] * fit.K, lower=True, check_finite=False)
     Sigma = fit.K - V.T @ V
     Sigma[np.diag_indices_from(Sigma)] += JITTER
-    w, U = np.linalg.eigh(Sigma)
-    root = U * np.sqrt(np.maximum(w, 0.0))
+    try:  # Cholesky: several times cheaper than an eigendecomposition at n in the thousands
+        root = cholesky(Sigma, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        w, U = np.linalg.eigh(Sigma)
+        root = U * np.sqrt(np.maximum(w, 0.0))
     return res.mean + rng.standard_normal((n_draws, res.mean.size)) @ root.T

@@ -432,7 +432,7 @@ def build_report(
     bar.update(len(metrics))
     from bayescal.report.method_comparison import comparison_section
 
-    parts.append(comparison_section(tree, metrics[0], dpi=dpi))
+    parts.append(comparison_section(tree, "brier" if "brier" in metrics else metrics[0], dpi=dpi))
 
     sections: dict[str, list[str]] = {
         "spread": [],

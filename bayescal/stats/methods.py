@@ -127,7 +127,7 @@ def _default_rho(cube: Any, n_folds: int) -> float:
     return 1.0 / n_folds if ratio is None else ratio / (1.0 + ratio)
 
 
-def _converged(ds: xr.Dataset, metric_dims: tuple[Hashable, ...]) -> xr.DataArray | None:
+def _converged(ds: xr.Dataset) -> xr.DataArray | None:
     if "converged" in ds.data_vars:
         return ds["converged"].astype(bool)
     from bayescal.probes.posterior import DiagnosticThresholds
@@ -168,7 +168,7 @@ def _select(
             f"{sorted(map(str, ds.data_vars))}."
         )
     da = ds[metric]
-    conv = _converged(ds, da.dims)
+    conv = _converged(ds)
     for name in ("dataset", method_dim):
         if name not in da.dims:
             raise ValueError(
