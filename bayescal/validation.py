@@ -244,19 +244,8 @@ def check_binary_scores(values: Any, name: str = "scores", *, input: str = "scor
     _check_not_empty(arr, name)
     _check_finite(arr, name)
     if probabilities:
-        _check_bounds_with_remedy(arr, name)
-    return arr
-
-
-def _check_bounds_with_remedy(arr: np.ndarray, name: str) -> None:
-    """[0, 1] bounds of probability scores, naming ``input="decision"`` as the remedy."""
-    try:
         _check_bounds(arr, name, 0.0, 1.0)
-    except ValueError as exc:
-        raise ValueError(
-            f"{exc} Probability scores (input='score' or 'logit') lie in [0, 1]; for decision "
-            "values, margins or logits (e.g. SVC.decision_function) pass input='decision'."
-        ) from None
+    return arr
 
 
 def check_probability_matrix(
