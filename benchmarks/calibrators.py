@@ -4,7 +4,12 @@ Run ``python benchmarks/calibrators.py`` (n = 1e3 ... 1e6) or with ``--quick``
 (n = 1e3, 1e4); ``--only NAME`` runs one calibrator. Every row times
 ``fit(scores, y)`` followed by ``predict_proba(scores)`` on the same n scores
 (best of ``--repeats`` runs, ``--repeats-large`` at n = 1e6; one BLAS thread) for bayescal and for a peer measured in the same run, and
-prints the ratio ``bayescal / peer`` (below 1: bayescal is faster).
+prints the ratio ``bayescal / peer`` (below 1: bayescal is faster), and each
+calibrator's scaling exponent ``log(t(n2) / t(n1)) / log(n2 / n1)`` over the
+last decade. The floors of issue 15 at 1e6 are printed as peers too: isotonic
+against one ``np.sort`` of the scores, histogram binning against a bare
+``np.bincount`` (bin index + one weighted count), ENIR against scikit-learn's
+isotonic regression.
 
 Peers
 -----
@@ -39,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bayescal.calibration import (  # noqa: E402
     BetaCalibrator,
+    ENIRCalibrator,
     HistogramBinningCalibrator,
     IsotonicCalibrator,
     LogisticGAMCalibrator,
@@ -93,6 +99,15 @@ def _sk_histogram(s, y):
     pos = np.bincount(idx, weights=y, minlength=10)
     values = np.divide(pos, count, out=np.zeros(10), where=count > 0)
     return values[kb.transform(s[:, None])[:, 0].astype(np.int64)]
+
+
+def _np_sort(s, y):
+    return np.sort(s)
+
+
+def _bare_bincount(s, y):
+    # the floor of a 10-bin histogram: one bin index and one weighted bincount
+    return np.bincount(np.minimum((s * 10).astype(np.intp), 9), weights=y, minlength=10)
 
 
 def _betacal(s, y):
@@ -162,8 +177,15 @@ def _cases() -> list[tuple[str, Runner, list[tuple[str, Runner | None, float]], 
             _ours(IsotonicCalibrator),
             [
                 ("sklearn IsotonicRegression", _sk_isotonic, inf),
+                ("np.sort (one sort; floor target <= 4x)", _np_sort, inf),
                 ("netcal IsotonicRegression", _netcal("IsotonicRegression"), inf),
             ],
+            _data,
+        ),
+        (
+            "ENIR",
+            _ours(ENIRCalibrator),
+            [("sklearn IsotonicRegression (target <= 1.5x)", _sk_isotonic, inf)],
             _data,
         ),
         (
@@ -186,6 +208,7 @@ def _cases() -> list[tuple[str, Runner, list[tuple[str, Runner | None, float]], 
             _ours(HistogramBinningCalibrator),
             [
                 ("sklearn KBinsDiscretizer+bincount", _sk_histogram, inf),
+                ("bare bincount (floor target <= 2x)", _bare_bincount, inf),
                 ("netcal HistogramBinning", _netcal("HistogramBinning"), inf),
             ],
             _data,
@@ -208,7 +231,7 @@ def _cases() -> list[tuple[str, Runner, list[tuple[str, Runner | None, float]], 
         ("undersampling", _ours(lambda: UndersamplingCorrection(pi0=0.1)), [], _data),
         (
             "temperature (K=4)",
-            _ours(TemperatureScaling),
+            _ours(lambda: TemperatureScaling(input="decision")),
             [("sklearn temperature", _sk_temperature, inf)],
             _multiclass,
         ),
@@ -222,10 +245,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--repeats-large", type=int, default=2, help="best of this many runs at n = 1e6"
     )
-    parser.add_argument("--only", default=None, help="run only calibrators whose name has this")
+    parser.add_argument("--only", default=None, help="run only calibrators whose name has this (comma-separated: any of them)")
     args = parser.parse_args(argv)
     sizes = [10**3, 10**4] if args.quick else [10**3, 10**4, 10**5, 10**6]
-    cases = [c for c in _cases() if args.only is None or args.only in c[0]]
+    wanted = None if args.only is None else args.only.split(",")
+    cases = [c for c in _cases() if wanted is None or any(w in c[0] for w in wanted)]
     if _netcal("HistogramBinning") is None:
         print("note: netcal is not installed; its columns are skipped.")
     header = (
@@ -235,10 +259,14 @@ def main(argv: list[str] | None = None) -> None:
     print("-" * len(header))
     with limit_blas_threads(1):
         for name, ours, peers, make_data in cases:
+            if name == "ENIR":
+                ours(*make_data(200))  # numba compile or cache load, not timed
+            times = {}
             for n in sizes:
                 s, y = make_data(n)
                 repeats = args.repeats_large if n >= 10**6 else args.repeats
                 t_ours = _time(ours, s, y, repeats)
+                times[n] = t_ours
                 rows = [(p, fn, cap) for p, fn, cap in peers if fn is not None and n <= cap]
                 if not rows:
                     print(f"{name:<20}{n:>9}{t_ours:>12.4f}  {'-':<46}{'':>10}{'':>8}")
@@ -249,6 +277,9 @@ def main(argv: list[str] | None = None) -> None:
                         f"{t_ours / t_peer:>8.2f}"
                     )
                 sys.stdout.flush()
+            lo, hi = sizes[-2], sizes[-1]
+            exponent = np.log(times[hi] / times[lo]) / np.log(hi / lo)
+            print(f"{name}: scaling exponent {exponent:.2f} (time vs n, {lo:.0e} -> {hi:.0e})")
 
 
 if __name__ == "__main__":

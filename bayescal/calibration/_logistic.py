@@ -35,6 +35,11 @@ from scipy import linalg
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
+#: From this many samples (and at most ``FUSED_MAX_FEATURES`` columns) Newton's
+#: passes run in one fused numba kernel; below, NumPy (no numba import or compile).
+FUSED_MIN_SAMPLES = 20_000
+FUSED_MAX_FEATURES = 8
+
 __all__ = [
     "LogisticFit",
     "fit_logistic",
@@ -136,6 +141,32 @@ def fit_logistic(
     -------
     LogisticFit
     """
+    if design.shape[0] >= FUSED_MIN_SAMPLES and design.shape[1] <= FUSED_MAX_FEATURES:
+        coef, value, hessian, eta, n_iter, converged = _newton_fused(
+            design, targets, weights, penalty, coef_init, max_iter, tol)
+    else:
+        coef, value, hessian, eta, n_iter, converged = _newton_numpy(
+            design, targets, weights, penalty, coef_init, max_iter, tol)
+    if warn and not converged:
+        warnings.warn(
+            f"logistic fit did not converge in {max_iter} Newton iterations.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    elif warn and penalty is None and _separated(eta, targets, weights):
+        warnings.warn(
+            "the data are perfectly separable: the fitted probabilities reproduce every 0/1 "
+            "target, so no finite maximum-likelihood estimate exists and the coefficients are "
+            "arbitrary large numbers. Use Platt's target smoothing or more calibration data.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return LogisticFit(coef=coef, loss=value, hessian=hessian, n_iter=n_iter, converged=converged)
+
+
+
+def _newton_numpy(design, targets, weights, penalty, coef_init, max_iter, tol):
+    """Damped Newton iterations with NumPy passes (small and wide problems)."""
     design = np.asfortranarray(design)  # column access for X^T v and X^T W X
     d = design.shape[1]
     coef = np.zeros(d) if coef_init is None else np.asarray(coef_init, dtype=float).copy()
@@ -173,22 +204,59 @@ def fit_logistic(
             converged = True
             break
         coef, value, eta = candidate, cand_value, cand_eta
-    if warn and not converged:
-        warnings.warn(
-            f"logistic fit did not converge in {max_iter} Newton iterations.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    elif warn and penalty is None and _separated(eta, targets, weights):
-        warnings.warn(
-            "the data are perfectly separable: the fitted probabilities reproduce every 0/1 "
-            "target, so no finite maximum-likelihood estimate exists and the coefficients are "
-            "arbitrary large numbers. Use Platt's target smoothing or more calibration data.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    return LogisticFit(coef=coef, loss=value, hessian=hessian, n_iter=n_iter, converged=converged)
+    return coef, value, hessian, eta, n_iter, converged
 
+
+def _newton_fused(design, targets, weights, penalty, coef_init, max_iter, tol):
+    """The same iterations as :func:`_newton_numpy`, one fused numba pass per point.
+
+    Every trial point's loss, gradient and Hessian come from one pass of
+    :func:`bayescal.calibration._logistic_kernel.logistic_newton_terms`; the
+    step rule, line search and stopping rule are :func:`_newton_numpy`'s.
+    """
+    from bayescal.calibration._logistic_kernel import logistic_newton_terms
+
+    design = np.ascontiguousarray(design, dtype=np.float64)
+    targets = np.ascontiguousarray(targets, dtype=np.float64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    d = design.shape[1]
+
+    def terms(c):
+        value, grad, hessian, eta = logistic_newton_terms(design, c, targets, weights)
+        if penalty is not None:
+            value += 0.5 * float(c @ penalty @ c)
+            grad = grad + penalty @ c
+            hessian = hessian + penalty
+        return value, grad, hessian, eta
+
+    coef = np.zeros(d) if coef_init is None else np.asarray(coef_init, dtype=float).copy()
+    value, grad, hess_here, eta = terms(coef)
+    converged = False
+    hessian = np.eye(d)
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is reported)
+        hessian = hess_here
+        step = _solve(hessian, grad)
+        decrement = 0.5 * float(grad @ step)
+        if not np.isfinite(decrement):
+            break
+        if decrement <= tol * max(1.0, abs(value)):
+            coef = coef - step
+            value -= decrement
+            converged = True
+            break
+        scale = 1.0
+        while True:
+            candidate = coef - scale * step
+            cand_value, cand_grad, cand_hess, cand_eta = terms(candidate)
+            if cand_value <= value - 1e-4 * scale * decrement or scale < 1e-10:
+                break
+            scale *= 0.5
+        if cand_value > value:
+            converged = True
+            break
+        coef, value, grad, hess_here, eta = candidate, cand_value, cand_grad, cand_hess, cand_eta
+    return coef, value, hessian, eta, n_iter, converged
 
 def _separated(eta: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> bool:
     """Whether the fit reproduces every 0/1 target (complete separation)."""

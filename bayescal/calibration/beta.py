@@ -47,12 +47,10 @@ class BetaCalibrator(BinaryCalibrator):
         the logs (``n_clipped_`` counts them; the ``betacal`` package always
         clips at machine epsilon); ``None`` is strict, a score of exactly 0 or
         1 (whose log is infinite) raises a ``ValueError`` in ``fit`` and
-        ``predict_proba``.
-
-    Beta calibration models probabilities: its map is a family of ratios of
-    beta densities on (0, 1). Decision values (``SVC.decision_function``) are
-    rejected with a ``ValueError``; calibrate them with
-    ``PlattCalibrator(input="decision")``.
+        ``predict_proba``. Beta calibration models probabilities (its map is a
+        family of ratios of beta densities on (0, 1)): decision values
+        (``SVC.decision_function``) are rejected with a ``ValueError``;
+        calibrate them with ``PlattCalibrator(input="decision")``.
     max_iter : int, default=100
         Most Newton iterations per logistic fit.
 

@@ -171,8 +171,8 @@ def dirichlet_log_probabilities(
         z = check_matrix(scores, "scores")
         if n_classes is not None and z.shape[1] != n_classes:
             raise ValueError(
-                f"`scores` has {z.shape[1]} columns but {owner} was fitted on {n_classes} "
-                "classes; pass one logit per class, in the order of fit."
+                f"X has {z.shape[1]} features, but {owner} is expecting {n_classes} features "
+                "as input: `scores` needs one logit per class it was fitted on, in that order."
             )
         if z.shape[1] < 2:
             raise ValueError(
@@ -437,4 +437,5 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
 
     def predict(self, scores: Any) -> np.ndarray:
         """Class of largest calibrated probability."""
-        return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
+        proba = self.predict_proba(scores)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -30,6 +30,10 @@ __all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]
 #: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
 TEMPERATURE_INPUTS = ("score", "decision")
 
+#: From this many logits (n x K) the NLL passes of ``fit`` run in one fused numba
+#: kernel (:mod:`bayescal.calibration._temperature_kernel`); below, in NumPy.
+FUSED_MIN_LOGITS = 50_000
+
 
 def _tempered(logits: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``softmax(beta z)``, its log-normaliser, and ``z`` with ``-inf`` set to 0."""
@@ -100,6 +104,18 @@ def temperature_nll(
     var = np.sum(p * (z - mean[:, None]) ** 2, axis=1)
     nll = float(np.dot(weights, log_norm - inverse_temperature * z_true))
     return nll, float(np.dot(weights, mean - z_true)), float(np.dot(weights, var))
+
+
+def _nll_function(z: np.ndarray, labels: np.ndarray, w: np.ndarray):
+    """:func:`temperature_nll`, or its fused numba twin for large inputs."""
+    if z.size < FUSED_MIN_LOGITS:
+        return temperature_nll
+    from bayescal.calibration._temperature_kernel import temperature_nll_fused
+
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    return lambda _z, _labels, _w, beta: temperature_nll_fused(z, labels, w, float(beta))
 
 
 class TemperatureScaling(ClassifierMixin, BaseEstimator):
@@ -184,6 +200,8 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
     (300, 3)
     """
 
+    _score_inputs = TEMPERATURE_INPUTS
+
     _parameter_constraints: dict = {
         "input": [StrOptions(set(TEMPERATURE_INPUTS))],
         "clip": clip_constraint(),
@@ -263,6 +281,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
 
     def _optimise(self, z: np.ndarray, labels: np.ndarray, w: np.ndarray) -> tuple[float, int]:
         max_iter = int(self.max_iter)
+        temperature_nll = _nll_function(z, labels, w)
         _, g0, _ = temperature_nll(z, labels, w, 0.0)
         if g0 >= 0:
             warnings.warn(
@@ -304,13 +323,33 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         return beta, max_iter
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Calibrated probabilities ``softmax(z / T)``, shape ``(n, K)``."""
+        """Calibrated probabilities ``softmax(z / T)``, shape ``(n, K)``.
+
+        Never exactly 0 or 1: a probability that underflows below machine
+        epsilon (``2.2e-16``, at very low temperatures) is raised to it and
+        the row's largest entry is ``1`` minus the others.
+        """
         check_is_fitted(self, "temperature_")
         z = self._logits(X, self.n_features_in_)
         beta = 0.0 if np.isinf(self.temperature_) else 1.0 / self.temperature_
-        return tempered_softmax(z, beta)
+        return _open_simplex(tempered_softmax(z, beta))
 
     def predict(self, X: Any) -> np.ndarray:
         """Class with the largest calibrated probability."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+
+def _open_simplex(P: np.ndarray) -> np.ndarray:
+    """Rows of ``P`` with every entry in ``[eps, 1 - eps]`` (eps: machine epsilon)."""
+    eps = np.finfo(float).eps
+    low = P < eps
+    if not low.any():
+        return P
+    rows = np.flatnonzero(low.any(axis=1))
+    sub = np.maximum(P[rows], eps)
+    top = np.argmax(sub, axis=1)
+    sub[np.arange(rows.size), top] = 0.0
+    sub[np.arange(rows.size), top] = 1.0 - sub.sum(axis=1)
+    P[rows] = sub
+    return P

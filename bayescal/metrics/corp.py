@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 from scipy.special import xlogy
-from scipy.stats import norm
 
 from bayescal.validation import (
     check_binary_scores,
@@ -333,8 +332,8 @@ def corp_reliability(
         ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles at every forecast
         value. ``"asymptotic"``: the normal approximation for discrete forecasts,
         :math:`x \\pm z \\sqrt{x (1 - x) / n_x}` with :math:`n_x` the number of cases
-        sharing the forecast value (valid when every value is shared by many cases;
-        for continuous forecasts use resampling).
+        sharing the forecast value, cut to [0, 1] (valid when every value is shared
+        by many cases; for continuous forecasts use resampling).
     n_resamples : int, default=1000
         Number of resamples (``"resampling"`` only).
     score : {"brier", "log"}, default="brier"
@@ -389,6 +388,8 @@ def corp_reliability(
         lower, upper = np.quantile(curves, [alpha, 1.0 - alpha], axis=0)
         used = n_resamples
     else:
+        from scipy.stats import norm
+
         half = norm.ppf(1.0 - alpha) * np.sqrt(forecast * (1.0 - forecast) / count)
         lower = np.maximum(forecast - half, 0.0)
         upper = np.minimum(forecast + half, 1.0)

@@ -12,7 +12,8 @@ Classifiers
 Calibration maps
     :class:`BBQCalibrator`, :class:`SBBCalibrator`, :class:`ABBCalibrator`
     (Bayesian binning), :class:`BayesianPlattCalibrator`,
-    :class:`BayesianBetaCalibrator`, :class:`BayesianSplineCalibrator`.
+    :class:`BayesianBetaCalibrator`, :class:`BayesianSplineCalibrator`,
+    :class:`BayesianDirichletCalibrator` (multi-class).
 """
 
 from bayescal.probes.binning import ABBCalibrator, BBQCalibrator, SBBCalibrator
@@ -21,6 +22,7 @@ from bayescal.probes.calibration_maps import (
     BayesianPlattCalibrator,
     BayesianSplineCalibrator,
 )
+from bayescal.probes.dirichlet_map import BayesianDirichletCalibrator
 from bayescal.probes.gp_classifier import BayesianGPClassifier
 from bayescal.probes.logistic import BayesianLogisticRegression
 from bayescal.probes.posterior import (
@@ -34,6 +36,7 @@ __all__ = [
     "ABBCalibrator",
     "BBQCalibrator",
     "BayesianBetaCalibrator",
+    "BayesianDirichletCalibrator",
     "BayesianGPClassifier",
     "BayesianLogisticRegression",
     "BayesianPlattCalibrator",

@@ -25,9 +25,19 @@ if TYPE_CHECKING:
 
     from bayescal.probes.posterior import DiagnosticThresholds
 
-__all__ = ["diagnostics_table", "plot_rank_histogram", "plot_trace", "worst_fit"]
+__all__ = ["diagnostics_table", "plot_rank_histogram", "plot_trace", "threshold_words",
+           "worst_fit"]
 
 _DIAGNOSTICS = ("rhat_max", "ess_bulk_min", "divergences")
+
+
+def threshold_words(thresholds: DiagnosticThresholds | None = None) -> str:
+    """The failure conditions of :mod:`bayescal.probes.posterior`, in words."""
+    from bayescal.probes.posterior import DiagnosticThresholds
+
+    th = thresholds or DiagnosticThresholds()
+    return (f"R-hat > {th.rhat_max:g}, bulk or tail ESS < {th.ess_min_per_chain:g} per chain, "
+            f"or more than {th.divergences_max} divergent transitions")
 
 
 def diagnostics_table(
@@ -40,9 +50,11 @@ def diagnostics_table(
     metrics : xarray.DataTree or xarray.Dataset
         The result cube or its ``/metrics`` Dataset.
     thresholds : DiagnosticThresholds, optional
-        Limits (default: R-hat <= 1.01, ESS >= 100, no divergences). The
-        cube does not record the number of chains, so the ESS limit is
-        ``ess_min_per_chain`` in total.
+        Limits (default: those of :mod:`bayescal.probes.posterior`, the ones
+        the estimators apply). The ESS limit is per chain, using the cube's
+        ``n_chains`` (one chain where it is missing). Where the cube has the
+        ``converged`` variable and no ``thresholds`` are given, the verdict
+        recorded when the cell ran is used.
 
     Returns
     -------
@@ -67,29 +79,28 @@ def diagnostics_table(
     missing = [v for v in _DIAGNOSTICS if v not in ds]
     if missing:
         raise ValueError(f"the cube has no diagnostic variable(s) {missing}; is it a study cube?")
-    frame = ds[list(_DIAGNOSTICS)].to_dataframe().reset_index()
-    keep = [c for c in frame.columns if c in (*ds[_DIAGNOSTICS[0]].dims, *_DIAGNOSTICS)]
+    extra = [v for v in ("ess_tail_min", "n_chains") if v in ds]
+    recorded = "converged" in ds and thresholds is None
+    names = [*_DIAGNOSTICS, *extra, *(["converged"] if recorded else [])]
+    frame = ds[names].to_dataframe().reset_index()
+    keep = [c for c in frame.columns if c in (*ds[_DIAGNOSTICS[0]].dims, *names)]
     frame = frame[keep]
     bayesian = frame[list(_DIAGNOSTICS)].notna().any(axis=1)
     frame = frame[bayesian].reset_index(drop=True)
-    failures = [
-        "; ".join(
-            diagnostic_failures(
-                {
-                    k: (float(row[k]) if np.isfinite(row[k]) else float("nan"))
-                    for k in _DIAGNOSTICS
-                    if k != "divergences"
-                }
-                | {
-                    "divergences": int(row["divergences"])
-                    if np.isfinite(row["divergences"])
-                    else 0
-                },
-                thresholds,
-            )
-        )
-        for _, row in frame.iterrows()
-    ]
+    failures = []
+    for _, row in frame.iterrows():
+        record = {k: float(row[k]) for k in (*_DIAGNOSTICS, *extra) if k != "divergences"}
+        div = row["divergences"]
+        record["divergences"] = int(div) if np.isfinite(div) else 0
+        if not np.isfinite(record.get("n_chains", np.nan)):
+            record.pop("n_chains", None)
+        found = diagnostic_failures(record, thresholds)
+        if recorded and not bool(row["converged"]) and not found:
+            found = ["failed when the cell ran"]
+        elif recorded and bool(row["converged"]):
+            found = []
+        failures.append("; ".join(found))
+    frame = frame.drop(columns=[c for c in ("converged", "n_chains") if c in frame])
     frame["failures"] = pd.Series(failures, dtype=object)
     frame["failed"] = frame["failures"].str.len() > 0
     return frame

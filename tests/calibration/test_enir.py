@@ -261,3 +261,33 @@ def test_predict_before_fit_and_bad_lambda():
         near_isotonic_path([0.0, 1.0]).fitted(-1.0)
     with pytest.raises(ValueError, match="sample_weight"):
         near_isotonic_path([0.0, 1.0], [1.0, 0.0])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_pooling_by_one_sort_equals_pooling_by_unique(weighted):
+    # fast path (one unstable sort, runs of equal scores) == previous pooling
+    # (stable sort + np.unique): same thresholds, same fitted map
+    rng = np.random.default_rng(8)
+    s = np.round(rng.uniform(size=3000), 3)  # many ties
+    y = rng.binomial(1, 0.5 + 0.35 * np.sin(2 * np.pi * s)).astype(float)
+    w = rng.uniform(0.5, 2.0, size=s.size) if weighted else np.ones(s.size)
+    cal = ENIRCalibrator().fit(s, y, sample_weight=w if weighted else None)
+    order = np.argsort(s, kind="stable")
+    thresholds, first = np.unique(s[order], return_index=True)
+    pooled_w = np.add.reduceat(w[order], first)
+    pooled_t = np.add.reduceat((w * y)[order], first) / pooled_w
+    np.testing.assert_array_equal(cal.thresholds_, thresholds)
+    ref = ENIRCalibrator().fit(thresholds, pooled_t, sample_weight=pooled_w)
+    np.testing.assert_allclose(cal.fitted_values_, ref.fitted_values_, rtol=1e-10, atol=1e-12)
+
+
+def test_interpolation_knots_give_the_same_map_as_every_threshold():
+    rng = np.random.default_rng(9)
+    s = rng.uniform(size=4000)
+    y = rng.binomial(1, s**2)
+    cal = ENIRCalibrator().fit(s, y)
+    assert cal.knots_[0].size < cal.thresholds_.size  # runs were shortened
+    grid = np.concatenate([np.linspace(-0.1, 1.1, 3001), cal.thresholds_, s])
+    np.testing.assert_array_equal(
+        np.interp(grid, *cal.knots_), np.interp(grid, cal.thresholds_, cal.fitted_values_)
+    )

@@ -159,3 +159,33 @@ def test_probabilities_with_zeros_match_sklearn_temperature(seed):
     out = ts.predict_proba(p)
     assert np.all((out > 0.0) & (out < 1.0))
     np.testing.assert_allclose(out, ref.predict(p), atol=1e-6)
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.37, 1.0, 4.0])
+def test_fused_nll_pass_equals_the_numpy_nll(beta):
+    from bayescal.calibration._temperature_kernel import temperature_nll_fused
+    from bayescal.calibration.temperature import temperature_nll
+
+    rng = np.random.default_rng(4)
+    z = rng.normal(size=(2000, 5)) * 3.0
+    labels = rng.integers(0, 5, size=2000)
+    z[rng.uniform(size=z.shape) < 0.05] = -np.inf  # zero probabilities ...
+    z[np.arange(2000), labels] = np.abs(z[np.arange(2000), labels])  # ... never the true class
+    w = rng.uniform(0.2, 2.0, size=2000)
+    fused = temperature_nll_fused(z, labels, w, beta)
+    np.testing.assert_allclose(fused, temperature_nll(z, labels, w, beta), rtol=1e-11)
+
+
+def test_fit_with_the_fused_pass_equals_the_numpy_fit(monkeypatch):
+    from bayescal.calibration import temperature
+
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=(3000, 4)) * 2.0
+    y = (np.cumsum(np.exp(z / 1.5), axis=1) / np.exp(z / 1.5).sum(axis=1, keepdims=True)
+         > rng.uniform(size=(3000, 1))).argmax(axis=1)
+    numpy_fit = TemperatureScaling(input="decision").fit(z, y)
+    monkeypatch.setattr(temperature, "FUSED_MIN_LOGITS", 1)
+    fused_fit = TemperatureScaling(input="decision").fit(z, y)
+    assert fused_fit.temperature_ == pytest.approx(numpy_fit.temperature_, rel=1e-10)
+    np.testing.assert_allclose(fused_fit.predict_proba(z), numpy_fit.predict_proba(z),
+                               rtol=1e-9)

@@ -73,15 +73,15 @@ class BBQCalibrator(_BayesianBinning):
         Posterior draws kept in ``idata_`` (used by ``kind="hdi"`` intervals).
     random_state : int, Generator or None, default=None
         Seed of the posterior draws (same seed, same draws).
+    weight_tolerance : float, default=1e-12
+        Binnings whose posterior weight is below this are dropped (their total
+        contribution to any probability is below ``n_models * tolerance``).
     input : {"score", "decision"}, default="score"
         What the scores are: probabilities in [0, 1], or decision values (any
         real number, e.g. ``SVC.decision_function``), which are read through
         the logistic function ``1 / (1 + exp(-d))`` first: the binnings only
         use the order of the scores, and the bins' prior means (the mid-points
         of their scores) stay probabilities.
-    weight_tolerance : float, default=1e-12
-        Binnings whose posterior weight is below this are dropped (their total
-        contribution to any probability is below ``n_models * tolerance``).
 
     Attributes
     ----------

@@ -1,0 +1,138 @@
+"""Tests of BayesianDirichletCalibrator: MAP oracle, posterior contract, bad input.
+
+The Laplace posterior is Gaussian around the MAP with covariance the inverse
+Hessian of the negative log-posterior; the MAP is computed here independently
+by scipy from :func:`bayescal.calibration.dirichlet.dirichlet_objective` plus
+the Gaussian prior, and the posterior draws must centre on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import softmax
+from sklearn.base import clone
+
+from bayescal.calibration import DirichletCalibrator
+from bayescal.calibration.dirichlet import (
+    dirichlet_logits,
+    dirichlet_objective,
+    identity_parameters,
+)
+from bayescal.probes import BayesianDirichletCalibrator
+from bayescal.probes.dirichlet_map import dirichlet_map_model
+from bayescal.probes.posterior import stack_draws
+
+
+def _data(n=250, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    q = rng.dirichlet(np.ones(k), size=n)
+    p = q**1.8 / (q**1.8).sum(axis=1, keepdims=True)
+    y = (rng.uniform(size=(n, 1)) > np.cumsum(p, axis=1)).sum(axis=1)
+    return q, y
+
+
+def _map(q, y, matrix, prior_scale, intercept_scale):
+    """MAP of the same model: n * mean NLL + Gaussian prior terms, minimised by scipy."""
+    n, k = q.shape
+    log_q = np.log(q)
+    centre = identity_parameters(k, matrix)
+    n_w = k if matrix == "diagonal" else k * (k - 1)
+    scales = np.r_[np.full(n_w, prior_scale), np.full(k - 1, intercept_scale)]
+
+    def f(theta):
+        v, g = dirichlet_objective(theta, log_q, y, np.ones(n), matrix)
+        d = (theta - centre) / scales**2
+        return n * v + 0.5 * np.sum((theta - centre) * d), n * g + d
+
+    return minimize(f, centre, jac=True, method="L-BFGS-B", options={"gtol": 1e-9, "ftol": 1e-15, "maxiter": 5000}).x
+
+
+@pytest.mark.parametrize("matrix", ["diagonal", "full"])
+def test_laplace_posterior_centres_on_the_scipy_map(matrix):
+    q, y = _data()
+    cal = BayesianDirichletCalibrator(
+        matrix=matrix, prior_scale=0.7, intercept_scale=1.5, draws=500, random_state=1
+    ).fit(q, y)
+    theta_map = _map(q, y, matrix, 0.7, 1.5)
+    k = 3
+    weights = stack_draws(cal.idata_, "weights").reshape(1000, -1)
+    draws = np.column_stack([weights, stack_draws(cal.idata_, "intercept")])
+    sd = draws.std(axis=0)
+    assert np.all(np.abs(draws.mean(axis=0) - theta_map) < 4.5 * sd / np.sqrt(draws.shape[0]))
+    # the posterior mean probability is near the plug-in MAP map (a narrow posterior)
+    p_map = softmax(dirichlet_logits(np.log(q), theta_map, matrix), axis=1)
+    assert np.abs(cal.predict_proba(q) - p_map).mean() < 0.01
+    assert cal.diagnostics_["sampler"] == "laplace"
+    assert cal.n_features_in_ == k
+
+
+def test_flat_prior_map_equals_the_frequentist_fit():
+    q, y = _data(seed=3)
+    theta_map = _map(q, y, "full", 1e4, 1e4)
+    freq = DirichletCalibrator().fit(q, y)
+    p_map = softmax(dirichlet_logits(np.log(q), theta_map, "full"), axis=1)
+    np.testing.assert_allclose(p_map, freq.predict_proba(q), atol=1e-5)
+
+
+def test_posterior_contract_shapes_intervals_and_rows():
+    q, y = _data(seed=4)
+    cal = BayesianDirichletCalibrator(matrix="diagonal", draws=200, random_state=0).fit(q, y)
+    proba = cal.predict_proba(q[:20])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    iv = cal.predict_interval(q[:20], prob=0.9)
+    assert iv.shape == (20, 3, 2)
+    assert np.all((iv[..., 0] <= proba + 1e-12) & (proba <= iv[..., 1] + 1e-12))
+    narrow = cal.predict_interval(q[:20], prob=0.5)
+    assert np.all(narrow[..., 1] - narrow[..., 0] <= iv[..., 1] - iv[..., 0] + 1e-12)
+    for key in ("rhat_max", "ess_bulk_min", "divergences", "seconds", "converged"):
+        assert key in cal.diagnostics_
+    same = clone(cal).fit(q, y)
+    np.testing.assert_array_equal(same.predict_proba(q[:20]), proba)  # seeded
+
+
+def test_model_is_a_pure_builder_with_named_dims():
+    q, y = _data(n=30)
+    model = dirichlet_map_model(
+        {"L": np.log(q), "Y": np.eye(3)[y], "w": np.ones(30)},
+        matrix="full",
+        prior_scale=1.0,
+        intercept_scale=2.0,
+    )
+    assert set(model.coords) == {"free_class", "input_class"}
+    assert model.named_vars_to_dims["weights"] == ("free_class", "input_class")
+    assert model.named_vars_to_dims["intercept"] == ("free_class",)
+
+
+@pytest.mark.parametrize(
+    ("scores", "y", "kwargs", "match"),
+    [
+        ([[0.2, 0.8], [0.6, 0.4], [0.5, 0.5]], [1, 1, 1], {}, "single class"),
+        ([[0.2, 0.8], [np.nan, 0.4], [0.5, 0.5]], [0, 1, 1], {}, "NaN"),
+        ([[0.2, 0.7], [0.6, 0.4], [0.5, 0.5]], [0, 1, 1], {}, "sum to 1"),
+        ([[0.2, 0.8], [0.6, 0.4], [0.5, 0.5]], [0, 1, 1], {"prior_scale": 0.0}, "prior_scale"),
+        ([[0.2, 0.8], [0.6, 0.4], [0.5, 0.5]], [0, 1, 1], {"inference": "mcmc"}, "inference"),
+    ],
+)
+def test_bad_input_table(scores, y, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        BayesianDirichletCalibrator(**kwargs).fit(scores, y)
+
+
+def test_class_count_mismatch_between_fit_and_predict():
+    q, y = _data(n=60, seed=5)
+    cal = BayesianDirichletCalibrator(matrix="diagonal", draws=200, random_state=0).fit(q, y)
+    with pytest.raises(ValueError, match="4 columns but 3 classes were expected"):
+        cal.predict_proba(np.full((2, 4), 0.25))
+
+
+@pytest.mark.slow
+def test_nuts_agrees_with_laplace():
+    q, y = _data(n=300, seed=6)
+    kw = {"matrix": "diagonal", "prior_scale": 1.0, "intercept_scale": 2.0, "random_state": 0}
+    nuts = BayesianDirichletCalibrator(inference="nuts", draws=300, tune=300, **kw).fit(q, y)
+    laplace = BayesianDirichletCalibrator(draws=300, **kw).fit(q, y)
+    assert nuts.diagnostics_["sampler"] in ("nutpie", "pymc")
+    assert nuts.diagnostics_["divergences"] == 0
+    np.testing.assert_allclose(nuts.predict_proba(q), laplace.predict_proba(q), atol=0.03)
