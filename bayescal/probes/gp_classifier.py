@@ -318,13 +318,13 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     }
 
     def __init__(self, *, kernel: str = "rbf", ard: bool | str = "auto", inference: str = "auto",
-                 likelihood: str = "probit", draws: int = 500, tune: int = 500,
+                 n_inducing: int = 400, likelihood: str = "probit", draws: int = 500, tune: int = 500,
                  chains: int = 2, n_basis: int = 12, hsgp_c: float = 1.5,
                  lengthscale: float | None = None, amplitude: float | None = None,
                  lengthscale_prior: tuple[float, float] = (3.0, 3.0),
                  amplitude_prior: float = 2.0, sampler: str = "pymc", cores: int = 1,
                  ep_mode: str = "parallel", ep_tol: float = 1e-4, max_sweeps: int = 200,
-                 n_restarts: int = 1, n_inducing: int = 400, blas_threads: int | None = 1, random_state: Any = None) -> None:
+                 n_restarts: int = 1, blas_threads: int | None = 1, random_state: Any = None) -> None:
         self.kernel = kernel
         self.ard = ard
         self.inference = inference
