@@ -69,6 +69,11 @@ def describe_bad_values(values: np.ndarray, mask: np.ndarray, limit: int = 3) ->
 def _as_float_array(values: Any, name: str) -> np.ndarray:
     if values is None:
         raise ValueError(f"`{name}` is None; expected an array of numbers.")
+    if type(values).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"`{name}` is a sparse matrix, which is not supported here; pass a dense array "
+            f"({name}.toarray())."
+        )
     try:
         arr = np.asarray(values)
     except Exception as exc:  # ragged lists and similar
@@ -193,13 +198,16 @@ def check_matrix(
     if arr.ndim == 1:
         raise ValueError(
             f"`{name}` must be 2-D (n_samples, n_features); got a 1-D array of length "
-            f"{arr.shape[0]}. Use X.reshape(-1, 1) for a single feature."
+            f"{arr.shape[0]}. Reshape your data with X.reshape(-1, 1) for a single feature."
         )
     if arr.ndim != 2:
         raise ValueError(f"`{name}` must be 2-D; got an array of shape {arr.shape}.")
     _check_not_empty(arr, name)
     if arr.shape[1] == 0:
-        raise ValueError(f"`{name}` has no features (shape {arr.shape}).")
+        raise ValueError(
+            f"`{name}` has no features: 0 feature(s) (shape={arr.shape}) while a minimum of 1 "
+            "is required."
+        )
     _check_finite(arr, name, allow_nan=allow_nan)
     check_min_samples(arr.shape[0], min_samples, name)
     return arr
@@ -330,6 +338,10 @@ def check_labels(values: Any, name: str = "y", *, n_classes: int | None = None) 
     -------
     ndarray of shape (n,), int64
     """
+    if values is None:
+        raise ValueError(
+            f"`{name}` is None: this estimator requires y to be passed, but the target y is None."
+        )
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}.")
@@ -394,8 +406,9 @@ def check_n_classes_present(labels: np.ndarray, name: str = "y", minimum: int = 
     distinct = np.unique(labels)
     if distinct.size < minimum:
         raise ValueError(
-            f"`{name}` contains a single class ({distinct[0]!r}) but at least {minimum} "
-            "are needed to fit; check the data split (a stratified split keeps every class)."
+            f"`{name}` contains a single class ({distinct[0]!r}; 1 class) but at least "
+            f"{minimum} are needed to fit; check the data split (a stratified split keeps "
+            "every class)."
         )
 
 

@@ -22,7 +22,9 @@ Measured here (2026-11-22, one BLAS thread, heavily loaded 2-core machine):
 BBQ 0.225 s vs netcal 0.495 s at n = 1e3 (2.2x), 0.300 vs 4.09 s at 1e4
 (13.6x), 0.684 vs 158 s at 1e5 (231x; against the issue's quiet-machine 7.3 s
 for netcal, 10.7x). SBB/ABB: 1.0/1.4 s at n = 300, 5.1/6.3 s at 1e3,
-22.5/22.8 s at 3e3 (O(m^2)). The latest table is in ``benchmarks/README.md``.
+22.5/22.8 s at 3e3 (O(m^2)). 2026-11-23, loaded: SBB/ABB ``fast`` 1.0/7.2 s at
+n = 1e5, 103x/6.8x faster than ``exact`` at 3e3. The latest table is in
+``benchmarks/README.md``.
 """
 
 from __future__ import annotations

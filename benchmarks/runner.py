@@ -99,8 +99,8 @@ def runner(spec, n_jobs: int) -> tuple[float, int, float]:
     measured by wrapping :func:`bayescal.study.cells.run_task`; the rest is the
     runner's own bookkeeping (preparation, per-cell files, consolidation, zarr).
     """
+    from bayescal.study import executors as runner_module
     from bayescal.study import run
-    from bayescal.study import runner as runner_module
 
     inside = [0.0]
     original = runner_module.run_task

@@ -28,6 +28,7 @@ DOCUMENTED = (
     "missing",
     "selection",
     "stats",
+    "cube",
     "study",
     "report",
     "validation",

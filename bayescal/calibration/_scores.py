@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from sklearn.base import clone
 
-__all__ = ["classifier_scores", "score_method"]
+__all__ = ["calibrator_for", "classifier_scores", "score_method"]
 
 
 def score_method(estimator: Any) -> str:
@@ -86,3 +87,41 @@ def classifier_scores(estimator: Any, X: np.ndarray, classes: np.ndarray) -> np.
     aligned = np.zeros((values.shape[0], classes.shape[0]))
     aligned[:, np.searchsorted(classes, seen)] = values
     return aligned
+
+
+def calibrator_for(calibrator: Any, method: str, estimator_name: str = "the estimator") -> Any:
+    """A clone of ``calibrator`` that reads the output of ``method``.
+
+    Parameters
+    ----------
+    calibrator : estimator
+        Unfitted calibrator.
+    method : {"predict_proba", "decision_function"}
+        What the classifier's scores come from (:func:`score_method`).
+    estimator_name : str
+        For the message.
+
+    Returns
+    -------
+    estimator
+        The clone, unchanged for probabilities; with ``input="decision"`` for
+        decision values.
+
+    Raises
+    ------
+    ValueError
+        For decision values when the calibrator cannot read them.
+    """
+    cal = clone(calibrator)
+    if method == "predict_proba":
+        return cal
+    inputs = getattr(cal, "_score_inputs", ())
+    if "decision" in inputs and "input" in cal.get_params(deep=False):
+        return cal.set_params(input="decision")
+    raise ValueError(
+        f"`estimator` {estimator_name} has no predict_proba, so the calibrator is fitted on "
+        f"decision values, which `calibrator` {type(calibrator).__name__} cannot read. Use a "
+        "calibrator that accepts input='decision' (PlattCalibrator, LogisticGAMCalibrator, "
+        "IsotonicCalibrator, ENIRCalibrator, HistogramBinningCalibrator, TemperatureScaling, "
+        "...) or an estimator with predict_proba (e.g. SVC(probability=True))."
+    )

@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal.calibration._scores import classifier_scores, score_method
+from bayescal.calibration._scores import calibrator_for, classifier_scores, score_method
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.generation import generate_calibration_data, group_binary_problems
 from bayescal.validation import (
@@ -208,19 +208,8 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _new_calibrator(self) -> Any:
         """A clone of ``calibrator`` that reads what the estimator outputs."""
-        cal = clone(self.calibrator)
-        if score_method(self.estimator) == "predict_proba":
-            return cal
-        inputs = getattr(cal, "_score_inputs", ())
-        if "decision" in inputs and "input" in cal.get_params(deep=False):
-            return cal.set_params(input="decision")
-        raise ValueError(
-            f"`estimator` {type(self.estimator).__name__} has no predict_proba, so the "
-            f"calibrator is fitted on decision values, which `calibrator` "
-            f"{type(self.calibrator).__name__} cannot read. Use a calibrator that accepts "
-            "input='decision' (PlattCalibrator, LogisticGAMCalibrator, IsotonicCalibrator, "
-            "ENIRCalibrator, HistogramBinningCalibrator, TemperatureScaling, ...) or an "
-            "estimator with predict_proba (e.g. SVC(probability=True))."
+        return calibrator_for(
+            self.calibrator, score_method(self.estimator), type(self.estimator).__name__
         )
 
     # --------------------------------------------------------------------- fit
@@ -240,6 +229,11 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         self._check_parameters()
         X_ = _check_features(X, min_samples=2)
+        if y is None:
+            raise ValueError(
+                "`y` is None: CalibratedClassifier requires y to be passed, but the target y "
+                "is None."
+            )
         y_arr = np.asarray(y)
         check_consistent_length(X=X_, y=y_arr)
         classes, codes = encode_labels(y_arr, "y")

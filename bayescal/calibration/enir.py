@@ -184,10 +184,10 @@ def _model_logliks(path: NearIsotonicPath, models: np.ndarray) -> np.ndarray:
     mean = path.mean
     static = path.slope == 0.0
     # groups that do not move contribute a constant over their lifetime
-    diff = np.zeros(n_models + 1)
     const = _node_loglik(path.positive[static], path.weight[static], mean[static])
-    np.add.at(diff, path.birth[static], const)
-    np.add.at(diff, path.death[static], -const)
+    # (bincount sums repeated indices many times faster than np.add.at)
+    diff = np.bincount(path.birth[static], weights=const, minlength=n_models + 1)
+    diff -= np.bincount(path.death[static], weights=const, minlength=n_models + 1)
     loglik = np.cumsum(diff)[models]
     # moving groups: evaluate at every requested model within their lifetime
     moving = np.flatnonzero(~static)
@@ -303,6 +303,21 @@ def ensemble_fit(path: NearIsotonicPath, models: np.ndarray, weights: np.ndarray
     return np.repeat(total[leaves], lengths)
 
 
+def _interpolation_knots(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points of ``(x, y)`` that linear interpolation needs.
+
+    Inside a run of equal ``y`` only the run's first and last points matter: the
+    interpolant through the rest is the same constant. Dropping them leaves
+    ``np.interp(s, *knots)`` equal to ``np.interp(s, x, y)`` everywhere, and the
+    binary search of each prediction runs on far fewer knots.
+    """
+    if y.shape[0] <= 2:
+        return x, y
+    inner = (y[1:-1] != y[:-2]) | (y[1:-1] != y[2:])
+    keep = np.concatenate([[True], inner, [True]])
+    return x[keep], y[keep]
+
+
 class ENIRCalibrator(BinaryCalibrator):
     """Ensemble of near-isotonic regressions (ENIR) calibration map.
 
@@ -322,6 +337,10 @@ class ENIRCalibrator(BinaryCalibrator):
         Distinct calibration scores, increasing.
     fitted_values_ : ndarray of shape (m,)
         Ensemble probability at each threshold.
+    knots_ : tuple of ndarray
+        The thresholds and values that predictions interpolate between: runs
+        of equal fitted values keep only their end points (same map, fewer
+        knots to search).
     lambdas_ : ndarray
         Penalties of the models with non-zero weight.
     model_weights_ : ndarray
@@ -425,10 +444,11 @@ class ENIRCalibrator(BinaryCalibrator):
         models, crit, model_w = ensemble_weights(path, penalty)
         self.thresholds_ = thresholds
         self.fitted_values_ = np.clip(ensemble_fit(path, models, model_w), 0.0, 1.0)
+        self.knots_ = _interpolation_knots(thresholds, self.fitted_values_)
         self.lambdas_ = path.event_lambda[models]
         self.model_weights_ = model_w
         self.criterion_values_ = crit
         self.n_models_ = int(path_models(path).shape[0])
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
-        return np.interp(scores, self.thresholds_, self.fitted_values_)
+        return np.interp(scores, *self.knots_)

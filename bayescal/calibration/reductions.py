@@ -28,11 +28,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration.coupling import pairwise_coupling
 from bayescal.validation import (
-    check_choice,
     check_consistent_length,
     check_indicator_matrix,
     check_labels,
@@ -78,15 +78,6 @@ class BinaryProblem(NamedTuple):
     index: np.ndarray
 
 
-def _check_calibrator(calibrator: Any) -> None:
-    if not (hasattr(calibrator, "fit") and hasattr(calibrator, "predict_proba")):
-        raise TypeError(
-            "`calibrator` must be a binary calibrator with fit(scores, y, sample_weight) and "
-            f"predict_proba(scores); got {calibrator!r}. Use e.g. bayescal.calibration."
-            "IsotonicCalibrator()."
-        )
-
-
 def _check_all_classes_present(labels: np.ndarray, n_classes: int) -> None:
     missing = np.setdiff1d(np.arange(n_classes), labels)
     if missing.size:
@@ -98,6 +89,8 @@ def _check_all_classes_present(labels: np.ndarray, n_classes: int) -> None:
 
 class _BinaryReduction(ClassifierMixin, BaseEstimator):
     """Shared machinery: validation, cloning, fitting and applying the binary maps."""
+
+    _parameter_constraints: dict = {"calibrator": [HasMethods(["fit", "predict_proba"])]}
 
     def __init__(self, calibrator: Any):
         self.calibrator = calibrator
@@ -205,7 +198,7 @@ class _BinaryReduction(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        _check_calibrator(self.calibrator)
+        self._validate_params()
         if isinstance(n_outputs, bool) or not isinstance(n_outputs, int | np.integer):
             raise TypeError(f"`n_outputs` must be an integer; got {n_outputs!r}.")
         keys = self._problem_keys(int(n_outputs))
@@ -389,12 +382,16 @@ class AllPairsCalibrator(_MultiClassReduction):
     [(0, 1), (0, 2), (1, 2)]
     """
 
+    _parameter_constraints: dict = {
+        **_BinaryReduction._parameter_constraints,
+        "coupling": [StrOptions({"wu2004", "hastie1998"})],
+    }
+
     def __init__(self, calibrator: Any, *, coupling: str = "wu2004"):
         self.calibrator = calibrator
         self.coupling = coupling
 
     def fit_binary_problems(self, problems, n_outputs):  # noqa: D102 (documented in base)
-        check_choice(self.coupling, "coupling", ("wu2004", "hastie1998"))
         return super().fit_binary_problems(problems, n_outputs)
 
     fit_binary_problems.__doc__ = _BinaryReduction.fit_binary_problems.__doc__

@@ -200,6 +200,8 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
     (300, 3)
     """
 
+    _score_inputs = TEMPERATURE_INPUTS
+
     _parameter_constraints: dict = {
         "input": [StrOptions(set(TEMPERATURE_INPUTS))],
         "clip": clip_constraint(),
@@ -321,13 +323,33 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         return beta, max_iter
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Calibrated probabilities ``softmax(z / T)``, shape ``(n, K)``."""
+        """Calibrated probabilities ``softmax(z / T)``, shape ``(n, K)``.
+
+        Never exactly 0 or 1: a probability that underflows below machine
+        epsilon (``2.2e-16``, at very low temperatures) is raised to it and
+        the row's largest entry is ``1`` minus the others.
+        """
         check_is_fitted(self, "temperature_")
         z = self._logits(X, self.n_features_in_)
         beta = 0.0 if np.isinf(self.temperature_) else 1.0 / self.temperature_
-        return tempered_softmax(z, beta)
+        return _open_simplex(tempered_softmax(z, beta))
 
     def predict(self, X: Any) -> np.ndarray:
         """Class with the largest calibrated probability."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+
+def _open_simplex(P: np.ndarray) -> np.ndarray:
+    """Rows of ``P`` with every entry in ``[eps, 1 - eps]`` (eps: machine epsilon)."""
+    eps = np.finfo(float).eps
+    low = P < eps
+    if not low.any():
+        return P
+    rows = np.flatnonzero(low.any(axis=1))
+    sub = np.maximum(P[rows], eps)
+    top = np.argmax(sub, axis=1)
+    sub[np.arange(rows.size), top] = 0.0
+    sub[np.arange(rows.size), top] = 1.0 - sub.sum(axis=1)
+    P[rows] = sub
+    return P

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import check_consistent_length, check_fraction, check_targets
+from bayescal.validation import check_consistent_length, check_targets
 
 __all__ = ["UndersamplingCorrection", "undersampling_correction"]
 
@@ -79,6 +81,8 @@ class UndersamplingCorrection(BinaryCalibrator):
     [0.0909]
     """
 
+    _parameter_constraints: dict = {"pi0": [Interval(Real, 0, 1, closed="right")]}
+
     def __init__(self, *, pi0: float) -> None:
         self.pi0 = pi0
 
@@ -100,8 +104,9 @@ class UndersamplingCorrection(BinaryCalibrator):
         -------
         self
         """
+        self._validate_params()
         s = self._validate_scores(scores)
-        self.pi0_ = check_fraction(self.pi0, "pi0", inclusive_high=True)
+        self.pi0_ = float(self.pi0)
         if y is not None:
             check_consistent_length(scores=s, y=check_targets(y, "y"))
         self.classes_ = np.array([0, 1])

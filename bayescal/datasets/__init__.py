@@ -12,6 +12,10 @@ Synthetic data with known ``p_true``
     :func:`make_multilabel`.
 Missing values
     :func:`add_missing` inserts NaN under MCAR, MAR or MNAR.
+Base models with known errors
+    :class:`HypotheticalBaseModel` (seed 004's hypothetical base models as a
+    scikit-learn classifier, so its simulation runs as a study; loaded on
+    first use because it needs scikit-learn).
 
 Importing this package loads only NumPy; pandas is imported when a file is read
 or listed, scikit-learn when a bundled set is loaded.
@@ -45,6 +49,7 @@ __all__ = [
     "DATA_DIR_ENV",
     "GMM_KINDS",
     "MISSING_MECHANISMS",
+    "HypotheticalBaseModel",
     "SKLEARN_DATASETS",
     "DataFileWarning",
     "Dataset",
@@ -61,3 +66,12 @@ __all__ = [
     "undersample",
     "undersampled_probability",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # HypotheticalBaseModel needs scikit-learn: import it on first use only
+    if name == "HypotheticalBaseModel":
+        from bayescal.datasets.base_models import HypotheticalBaseModel
+
+        return HypotheticalBaseModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -332,8 +332,8 @@ def corp_reliability(
         ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles at every forecast
         value. ``"asymptotic"``: the normal approximation for discrete forecasts,
         :math:`x \\pm z \\sqrt{x (1 - x) / n_x}` with :math:`n_x` the number of cases
-        sharing the forecast value (valid when every value is shared by many cases;
-        for continuous forecasts use resampling).
+        sharing the forecast value, cut to [0, 1] (valid when every value is shared
+        by many cases; for continuous forecasts use resampling).
     n_resamples : int, default=1000
         Number of resamples (``"resampling"`` only).
     score : {"brier", "log"}, default="brier"

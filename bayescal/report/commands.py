@@ -51,8 +51,8 @@ def report_command(
     import matplotlib
 
     matplotlib.use("Agg")
+    from bayescal.cube import open_results
     from bayescal.report.html import build_report
-    from bayescal.study.cube import open_results
 
     try:
         tree = open_results(store)

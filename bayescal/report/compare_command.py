@@ -122,8 +122,8 @@ def compare_command(store: str, metric: str, test: str, rope: float, control: st
     """Compare the scenarios of each classifier in STORE across its datasets."""
     import warnings
 
+    from bayescal.cube import open_results
     from bayescal.stats.methods import compare_methods
-    from bayescal.study.cube import open_results
 
     try:
         tree = open_results(store)

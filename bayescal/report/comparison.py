@@ -15,9 +15,6 @@ if TYPE_CHECKING:
 
 __all__ = ["fold_values", "metrics_dataset", "plot_metric_comparison"]
 
-#: Metrics where a larger value is better (the others are losses).
-HIGHER_IS_BETTER = frozenset({"accuracy", "probe_coverage", "ess_bulk_min", "dsc"})
-
 
 def metrics_dataset(results: Any) -> Any:
     """The ``/metrics`` Dataset of a cube (a DataTree, its ``/metrics`` node or a Dataset).
@@ -172,8 +169,11 @@ def plot_metric_comparison(
         rotation=30 if len(labels) > 3 else 0,
         ha="right" if len(labels) > 3 else "center",
     )
-    direction = "higher" if metric in HIGHER_IS_BETTER else "lower"
-    ax.set_ylabel(f"{metric} ({direction} is better)")
+    from bayescal.cube.schema import METRICS
+
+    info = METRICS.get(metric)
+    direction = info.direction if info is not None else None
+    ax.set_ylabel(metric if direction is None else f"{metric} ({direction} is better)")
     what = f"{dataset}" + (f", {classifier}" if classifier is not None else "")
     ax.set_title(f"{metric} per fold: {what}")
     return ax

@@ -8,7 +8,7 @@ plot on one axes. matplotlib is imported inside the functions.
 
 The cube keeps, per dataset, ``proba`` (``[repeat x] sample x classifier x
 scenario x class``), ``y``, ``fold``, ``p_true`` where known and ``interval``
-where a classifier gives credible intervals (see :mod:`bayescal.study.cube`).
+where a classifier gives credible intervals (see :mod:`bayescal.cube`).
 When the protocol repeats, the first repetition is drawn. Samples in no test
 fold (Monte-Carlo CV) have NaN probabilities and are left out.
 """

@@ -1,6 +1,6 @@
 """The HTML report of a study: one self-contained static page.
 
-:func:`build_report` turns a result cube (see :mod:`bayescal.study.cube`) into
+:func:`build_report` turns a result cube (see :mod:`bayescal.cube`) into
 one HTML file that needs nothing else to be viewed: figures are PNG images
 embedded as base64 ``data:`` URIs, the style sheet is inline, there is no
 script, and a Content-Security-Policy forbids loading anything else, so the
@@ -9,9 +9,10 @@ file (study, dataset, classifier, scenario and class names, the spec text,
 error messages) is escaped with :func:`html.escape`.
 
 The page holds, in order: a warning box (failed posterior diagnostics, cells
-that raised, an unfinished run) when there is anything to warn about; the
-study's description, seed, times and package versions with the spec text;
-summary tables per metric with their significance markers explained; the
+that raised, an unfinished run) when there is anything to warn about; a
+summary (per dataset and metric, the best scenario and its margin over raw);
+the study's description, seed, times and package versions with the spec text;
+result tables per metric in the spec's order, the marks explained once; the
 fold spread of every metric; reliability diagrams (rows classifiers, columns
 scenarios); calibration maps; predicted against true probability where the
 data have one; per-instance uncertainty where the cube stores credible
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescal.report.comparison import HIGHER_IS_BETTER, metrics_dataset, plot_metric_comparison
+from bayescal.report.comparison import metrics_dataset, plot_metric_comparison
 from bayescal.report.corp import CORP_SECTION_NOTE, corp_grid_figure
 from bayescal.report.cube_figures import (
     CubePredictions,
@@ -45,16 +46,15 @@ from bayescal.report.diagnostics import (
     diagnostics_table,
     plot_rank_histogram,
     plot_trace,
+    threshold_words,
     worst_fit,
 )
+from bayescal.report.posterior_figures import failed_posterior_section
+from bayescal.report.summary import summary_section, tables_section, tabulated_metrics
 from bayescal.validation import check_positive_int
 
 __all__ = ["build_report", "figure_data_uri"]
 
-#: Variables of ``/metrics`` that are not tabulated as metrics by default.
-NOT_TABULATED = frozenset(
-    {"fit_seconds", "predict_seconds", "rhat_max", "ess_bulk_min", "divergences"}
-)
 
 _CSP = (
     "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
@@ -76,6 +76,7 @@ th { background: #f3f3f3; } caption { caption-side: bottom; text-align: left;
 img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 tr.failed td, tr.failed th { background: #fdecea; }
+td.unconverged { background: #fdecea; color: #a94442; }
 """
 
 
@@ -98,7 +99,7 @@ def _open(results: Any) -> Any:
     if isinstance(results, xr.DataTree):
         return results
     if isinstance(results, (str, os.PathLike)):
-        from bayescal.study import open_results
+        from bayescal.cube import open_results
 
         return open_results(results)
     raise TypeError(
@@ -114,12 +115,6 @@ def _output_path(path: Any) -> Path:
         return path
     path.mkdir(parents=True, exist_ok=True)
     return path / "report.html"
-
-
-def _default_metrics(ds: Any) -> list[str]:
-    return [
-        str(v) for v in ds.data_vars if ds[v].dtype.kind == "f" and str(v) not in NOT_TABULATED
-    ]
 
 
 def _duration(started: str, finished: str) -> str:
@@ -177,13 +172,11 @@ def _warnings(tree: Any, diag: Any) -> str:
             for _, row in bad.head(25).iterrows()
         )
         more = f"<li>… and {len(bad) - 25} more (see Diagnostics)</li>" if len(bad) > 25 else ""
-        from bayescal.probes.diagnostics import DIAGNOSTIC_THRESHOLDS
-
         items.append(
             f"<p><b>{len(bad)} of {len(diag)} Bayesian fits failed their "
-            f"convergence diagnostics</b> (passing needs "
-            f"{esc(DIAGNOSTIC_THRESHOLDS.describe())}); their probabilities and "
-            f"intervals are not trustworthy:</p><ul>{cells}{more}</ul>"
+            f"convergence diagnostics</b> ({esc(threshold_words())}); their probabilities "
+            "and intervals are not trustworthy, and they are never marked best (! in the "
+            f"tables):</p><ul>{cells}{more}</ul>"
         )
     try:
         errors = json.loads(tree.attrs.get("errors", "{}") or "{}")
@@ -219,62 +212,6 @@ def _cell_label(row: Any) -> str:
         parts.append(f"repeat {row['repeat']}")
     parts.append(f"fold {row['fold']}")
     return " / ".join(parts)
-
-
-def _table_section(tree: Any, ds: Any, metric: str) -> str:
-    from bayescal.stats import summary_table
-    from bayescal.study.commands import _spec_tests
-
-    esc = html.escape
-    baseline, test, kwargs = _spec_tests(tree)
-    lower = metric not in HIGHER_IS_BETTER
-    masked = ds.where(ds["done"]) if "done" in ds else ds
-    if baseline is not None and baseline not in ds["scenario"].values.tolist():
-        baseline = None
-    # In a finished study a column without any value is a scenario that does not
-    # apply (e.g. the reference probe's calibrated scenarios): leave it out.
-    drop_empty = bool(tree.attrs.get("finished", False))
-    try:
-        table = summary_table(
-            masked,
-            metric,
-            baseline=baseline,
-            test=test,
-            format="html",
-            lower_is_better=lower,
-            drop_empty=drop_empty,
-            **kwargs,
-        )
-    except ValueError as exc:
-        table = summary_table(
-            masked, metric, format="html", lower_is_better=lower, drop_empty=drop_empty
-        )
-        baseline = None
-        note = f" (no significance test: {esc(str(exc))})"
-    else:
-        note = ""
-    description = ds[metric].attrs.get("description", "")
-    if baseline is not None:
-        words = (
-            f"Each cell is the mean of <i>{esc(metric)}</i> over the folds. "
-            f"<b>Bold</b> marks the best cell of each row ({'lower' if lower else 'higher'} "
-            f"is better). <u>Underlined</u> cells differ significantly from the "
-            f"<i>{esc(str(baseline))}</i> scenario of the same classifier and dataset: "
-            f"the paired {esc(test.replace('_', ' '))} on the per-fold values gives "
-            f"p &lt; 0.05. A cell that is not underlined is not shown to differ — not "
-            f"shown to be equal. – marks scenarios that do not apply or did not run."
-        )
-    else:
-        words = (
-            f"Each cell is the mean of <i>{esc(metric)}</i> over the folds. <b>Bold</b> "
-            f"marks the best cell of each row ({'lower' if lower else 'higher'} is better). "
-            f"No significance test was run{note}, so nothing is underlined."
-        )
-    return (
-        f"<h3 id='table-{esc(metric)}'>{esc(metric)}</h3>"
-        f"<p class='note'>{esc(description)}</p>"
-        f"<div class='scroll'>{table}</div><p class='note'>{words}</p>"
-    )
 
 
 def _comparison_figure(ds: Any, dataset: str, metrics: list[str]) -> Any:
@@ -337,11 +274,9 @@ def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int)
         cls = " class='failed'" if row["failed"] else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
     n_failed = int(diag["failed"].sum())
-    from bayescal.probes.diagnostics import DIAGNOSTIC_THRESHOLDS
-
     verdict = (
-        f"<p class='ok'>All {len(diag)} Bayesian fits pass: "
-        f"{esc(DIAGNOSTIC_THRESHOLDS.describe())}.</p>"
+        f"<p class='ok'>All {len(diag)} Bayesian fits pass their diagnostics (none has "
+        f"{esc(threshold_words())}).</p>"
         if n_failed == 0
         else f"<p class='note'><b>{n_failed}</b> of {len(diag)} fits fail (red rows).</p>"
     )
@@ -401,14 +336,15 @@ def build_report(
     Parameters
     ----------
     results : xarray.DataTree or path
-        A result cube (:func:`bayescal.study.open_results`) or the path of
+        A result cube (:func:`bayescal.cube.open_results`) or the path of
         its store.
     path : path
         The HTML file to write (``.html``), or a directory (created) in which
         ``report.html`` is written.
     metrics : list of str, optional
-        Metrics tabulated and compared; default every float metric of the
-        cube except timings and diagnostics.
+        Metrics tabulated and compared; default the spec's metrics in its
+        order, then the cube's other scored metrics (not timings or
+        diagnostics).
     progress : bool, default=True
         Show a tqdm progress bar (one step per section or figure) on stderr.
     posteriors : dict of str to xarray.DataTree, optional
@@ -458,7 +394,7 @@ def build_report(
     n_instances = check_positive_int(n_instances, "n_instances")
     dpi = check_positive_int(dpi, "dpi", minimum=10)
     ds = metrics_dataset(tree)
-    available = _default_metrics(ds)
+    available = tabulated_metrics(tree)
     if metrics is None:
         metrics = available
     else:
@@ -490,15 +426,13 @@ def build_report(
         bar.update(1)
 
     study = str(tree.attrs.get("study", "study"))
+    parts.append(summary_section(tree, metrics))
     step(_study_section(tree))
-    step_tables = ["<section id='tables'><h2>Summary tables</h2>"]
-    for metric in metrics:
-        step_tables.append(_table_section(tree, ds, metric))
-        bar.update(1)
-    parts.append("".join(step_tables) + "</section>")
+    parts.append(tables_section(tree, metrics))
+    bar.update(len(metrics))
     from bayescal.report.method_comparison import comparison_section
 
-    parts.append(comparison_section(tree, metrics[0], dpi=dpi))
+    parts.append(comparison_section(tree, "brier" if "brier" in metrics else metrics[0], dpi=dpi))
 
     sections: dict[str, list[str]] = {
         "spread": [],
@@ -615,6 +549,7 @@ def build_report(
         )
     )
     step(_diagnostics_section(diag, posteriors, dpi))
+    parts.append(failed_posterior_section(tree, lambda fig, alt: _img(fig, alt, dpi)))
     bar.close()
 
     page = (
@@ -636,8 +571,9 @@ def build_report(
 
 def _contents() -> str:
     links = [
+        ("summary", "Summary"),
+        ("tables", "Result tables"),
         ("study", "Study"),
-        ("tables", "Summary tables"),
         ("comparison", "Comparison across datasets"),
         ("spread", "Spread over folds"),
         ("reliability", "Reliability diagrams"),
@@ -657,12 +593,15 @@ def _figure_section(anchor: str, title: str, text: str, figures: list[str]) -> s
 
 def _probe_index(tree: Any, preds: CubePredictions) -> int | None:
     """Index of the spec's reference probe (``metrics.probe``) among the classifiers."""
-    import tomllib
+    from bayescal.cube import cube_layout
 
     try:
-        probe = tomllib.loads(str(tree.attrs.get("spec", ""))).get("metrics", {}).get("probe")
-    except tomllib.TOMLDecodeError:
+        layout = cube_layout(tree)
+    except ValueError:
         return None
+    if layout.probe is None:
+        return None
+    probe = layout.classifiers[layout.probe]
     return preds.classifiers.index(probe) if probe in preds.classifiers else None
 
 

@@ -233,20 +233,20 @@ def plot_posterior_simplex(
 
 
 def _spec_comparisons(tree: Any) -> tuple[list[str], str | None, float]:
-    """Tests, control and ROPE of the report section, from the spec's ``[tests]``."""
-    import tomllib
-
+    """Tests, control and ROPE of the report section, from the layout stored in the cube."""
+    from bayescal.cube import cube_layout
     from bayescal.stats.methods import METHOD_TESTS
 
     try:
-        tests = tomllib.loads(str(tree.attrs.get("spec", ""))).get("tests", {})
-    except tomllib.TOMLDecodeError:
-        tests = {}
-    named = [t for t in tests.get("names", []) if t in METHOD_TESTS]
+        layout = cube_layout(tree)
+        tests, baseline, rope = layout.tests, layout.baseline, layout.rope
+    except ValueError:  # a cube not written by bayescal.study
+        tests, baseline, rope = (), None, 0.01
+    named = [t for t in tests if t in METHOD_TESTS]
     names = named or ["friedman", "signed-rank"]
     if "friedman" not in names:
         names.insert(0, "friedman")
-    return names, tests.get("baseline"), float(tests.get("rope", 0.01))
+    return names, baseline, float(rope)
 
 
 def comparison_section(tree: Any, metric: str, *, dpi: int = 80) -> str:

@@ -40,7 +40,6 @@ a :class:`ComparisonExclusionWarning`.
 
 from __future__ import annotations
 
-import tomllib
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
@@ -118,21 +117,17 @@ def _metrics_dataset(cube: Any) -> xr.Dataset:
 
 
 def _default_rho(cube: Any, n_folds: int) -> float:
-    """n_test / n_total of the cube's protocol (from its spec), else 1 / n_folds."""
-    text = getattr(cube, "attrs", {}).get("spec", "")
+    """n_test / n_total of the cube's protocol (from its stored layout), else 1 / n_folds."""
+    from bayescal.cube import cube_layout
+
     try:
-        protocol = tomllib.loads(text).get("protocol", {}) if text else {}
-    except tomllib.TOMLDecodeError:
-        protocol = {}
-    kind = protocol.get("kind")
-    if kind in ("mccv", "holdout") and "test_fraction" in protocol:
-        return float(protocol["test_fraction"])
-    if kind == "cv5x2":
-        return 0.5
-    return 1.0 / n_folds
+        ratio = cube_layout(cube).test_train_ratio  # n_test / n_train
+    except (ValueError, AttributeError):
+        ratio = None
+    return 1.0 / n_folds if ratio is None else ratio / (1.0 + ratio)
 
 
-def _converged(ds: xr.Dataset, metric_dims: tuple[Hashable, ...]) -> xr.DataArray | None:
+def _converged(ds: xr.Dataset) -> xr.DataArray | None:
     if "converged" in ds.data_vars:
         return ds["converged"].astype(bool)
     from bayescal.probes.posterior import DiagnosticThresholds
@@ -173,7 +168,7 @@ def _select(
             f"{sorted(map(str, ds.data_vars))}."
         )
     da = ds[metric]
-    conv = _converged(ds, da.dims)
+    conv = _converged(ds)
     for name in ("dataset", method_dim):
         if name not in da.dims:
             raise ValueError(

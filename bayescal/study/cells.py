@@ -15,25 +15,22 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from bayescal.cube.schema import DIAGNOSTICS, TIMINGS
+from bayescal.cube.store import CellResult
 from bayescal.study.data import PreparedData
 from bayescal.study.imports import build_estimator
+from bayescal.study.posteriors import diagnostic_record, find_fitted, kept_draws
 from bayescal.study.scoring import LABEL_METRICS, label_metrics, truth_metrics
 from bayescal.study.seeds import CLASSIFIER, SCENARIO, derive_seed
 from bayescal.study.sharing import FitCache, SharedFitClassifier
 from bayescal.study.spec import CALIBRATED_CLASSIFIER, ScenarioSpec, Spec
 
-__all__ = ["DIAGNOSTICS", "TIMINGS", "CellResult", "Task", "run_task"]
-
-#: Posterior diagnostics recorded per cell (NaN where not Bayesian).
-DIAGNOSTICS = ("rhat_max", "ess_bulk_min", "divergences")
-#: Wall-clock measurements per cell (differ between runs by nature).
-TIMINGS = ("fit_seconds", "predict_seconds")
+__all__ = ["Task", "build_model", "run_task"]
 
 
 @dataclass(frozen=True)
@@ -45,34 +42,6 @@ class Task:
     repeat: int
     fold: int
     scenarios: tuple[int, ...]
-
-
-@dataclass
-class CellResult:
-    """The outcome of one cell.
-
-    Attributes
-    ----------
-    key : tuple of int
-        (dataset, classifier, scenario, repeat, fold) indices in the spec.
-    test_index : ndarray of int
-        Rows of the dataset predicted in this cell.
-    proba : ndarray (n_test, K)
-        Predicted probabilities (NaN if the cell failed).
-    interval : ndarray (n_test, K, 2) or None
-        Credible interval of each probability where the model has one.
-    values : dict of str to float
-        Metrics, timings and posterior diagnostics.
-    error : str
-        Empty, or the error that made the cell fail.
-    """
-
-    key: tuple[int, int, int, int, int]
-    test_index: np.ndarray
-    proba: np.ndarray
-    interval: np.ndarray | None = None
-    values: dict[str, float] = field(default_factory=dict)
-    error: str = ""
 
 
 def _with_seed(estimator: Any, seed: int, given: set[str]) -> Any:
@@ -125,23 +94,6 @@ def build_model(spec: Spec, task: Task, s: int, cache: FitCache | None) -> Any:
     return _with_seed(model, seed, {k for k, _ in scenario.params})
 
 
-def _find_diagnostics(model: Any, depth: int = 4) -> Mapping[str, Any] | None:
-    """``diagnostics_`` of the model or of the classifier it wraps."""
-    seen: list[Any] = [model]
-    for _ in range(depth):
-        nxt = []
-        for obj in seen:
-            diag = getattr(obj, "diagnostics_", None)
-            if isinstance(diag, Mapping):  # a PosteriorDiagnostics
-                return diag
-            for name in ("estimator_", "classifier_", "base_estimator_", "estimator"):
-                inner = obj.__dict__.get(name) if hasattr(obj, "__dict__") else None
-                if inner is not None:
-                    nxt.append(inner)
-        seen = nxt
-    return None
-
-
 def _aligned(proba: np.ndarray, classes: np.ndarray, n_classes: int) -> np.ndarray:
     """Columns for codes ``0..K-1`` (zeros for a class absent from training)."""
     proba = np.asarray(proba, dtype=float)
@@ -175,17 +127,22 @@ def _one_cell(spec: Spec, task: Task, s: int, data: PreparedData, train: np.ndar
     except Exception as exc:  # recorded per cell, reported by the runner
         detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
         nan = np.full((len(test), K), np.nan)
-        return CellResult(key, test, nan, None, values, error=detail)
-    diag = _find_diagnostics(model)
+        return CellResult(key, test, nan, None, values, error=detail,
+                          traceback="".join(traceback.format_exception(exc)))
+    converged, failures, draws = True, "", None
+    diag = find_fitted(model, "diagnostics_")
     if diag is not None:
-        for name in DIAGNOSTICS:
-            values[name] = float(diag.get(name, np.nan))
+        diag_values, converged, failures = diagnostic_record(diag)
+        values.update(diag_values)
+        if spec.metrics.keep_posteriors:
+            draws = kept_draws(find_fitted(model, "idata_"), spec.metrics.keep_posteriors) or None
     y_test = data.y[test]
     names = tuple(n for n in spec.metrics.names if n in LABEL_METRICS)
     values.update(label_metrics(y_test, proba, names, spec.metrics.ece_bins))
     if data.p_true is not None and K == 2:
         values.update(truth_metrics(data.p_true[test], proba))
-    return CellResult(key, test, proba, interval, values)
+    return CellResult(key, test, proba, interval, values, converged=converged,
+                      diagnostic_failures=failures, posterior=draws)
 
 
 def run_task(spec: Spec, task: Task, data: PreparedData, train: np.ndarray, test: np.ndarray,

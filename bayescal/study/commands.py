@@ -14,11 +14,14 @@ training set, ENIR on DGG data; 5-fold CV) into
 
 from __future__ import annotations
 
+import json
+import sys
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 
 __all__ = ["QUICKSTART", "main", "run_command", "show_command", "summary_frame"]
 
@@ -58,63 +61,70 @@ def summary_frame(tree: Any, metric: str) -> Any:
     return frame[list(metrics["scenario"].values)]
 
 
-def _spec_tests(tree: Any) -> tuple[Any, str, dict[str, float]]:
-    """Baseline, first significance test and its arguments from the cube's spec."""
-    import tomllib
-
-    try:
-        raw = tomllib.loads(tree.attrs.get("spec", ""))
-    except tomllib.TOMLDecodeError:
-        return None, "cv_ttest", {}
-    tests = raw.get("tests", {})
-    from bayescal.study.spec import SIGNIFICANCE_TESTS
-
-    # the per-cell tests only; across-dataset comparisons have their own section
-    test = ([t for t in tests.get("names", []) if t in SIGNIFICANCE_TESTS] or ["cv_ttest"])[0]
-    kwargs: dict[str, float] = {}
-    if test == "corrected_resampled_ttest":
-        # Nadeau & Bengio's correction needs n_test / n_train of the protocol
-        protocol = raw.get("protocol", {})
-        kind = protocol.get("kind", "kfold")
-        if kind in ("kfold", "repeated_kfold"):
-            kwargs["test_train_ratio"] = 1.0 / (protocol.get("n_splits", 10) - 1)
-        elif kind == "cv5x2":
-            kwargs["test_train_ratio"] = 1.0
-        else:
-            frac = protocol.get("test_fraction", 0.3)
-            kwargs["test_train_ratio"] = frac / (1.0 - frac)
-    return tests.get("baseline"), test, kwargs
+def _counts(tree: Any) -> dict[str, int]:
+    """Cells done / failed / not applicable / unconverged / to do."""
+    ds = tree["metrics"].to_dataset()
+    done, failed = ds["done"].values, ds["failed"].values
+    converged = ds["converged"].values if "converged" in ds else np.ones_like(done)
+    app = ds["applicable"].transpose("classifier", "scenario").values
+    per_cell = int(np.prod([n for d, n in ds["done"].sizes.items()
+                            if d not in ("classifier", "scenario")]))
+    total_applicable = int(app.sum()) * per_cell
+    return {
+        "done": int((done & ~failed).sum()), "failed": int((done & failed).sum()),
+        "not applicable": int((~app).sum()) * per_cell,
+        "unconverged": int((done & ~failed & ~converged).sum()),
+        "to do": total_applicable - int(done.sum()),
+    }
 
 
-def _table(tree: Any, metric: str) -> str:
-    """The terminal table: ``bayescal.stats.summary_table`` (Markdown, best per row in
-    bold, significantly different from the spec's baseline underlined) where it
-    applies, else the plain fold means."""
-    from bayescal import stats
+def _status_line(tree: Any) -> str:
+    c = _counts(tree)
+    state = "complete" if tree.attrs.get("finished") else "partial"
+    return (f"study {tree.attrs['study']!r} ({state}): {c['done']} done, {c['failed']} failed, "
+            f"{c['unconverged']} unconverged, {c['not applicable']} not applicable, "
+            f"{c['to do']} to do")
 
-    frame = summary_frame(tree, metric)  # also validates `metric`
-    plain = frame.to_string(float_format=lambda v: f"{v:.4f}")
-    if not hasattr(stats, "summary_table"):
-        return plain
-    baseline, test, kwargs = _spec_tests(tree)
-    try:
-        return stats.summary_table(
-            tree["metrics"].to_dataset().where(tree["metrics"]["done"]), metric,
-            baseline=baseline, test=test, format="markdown",
-            lower_is_better=metric not in ("accuracy", "probe_coverage", "dsc"),
-            drop_empty=bool(tree.attrs.get("finished", False)), **kwargs)
-    except ValueError as exc:
-        return f"{plain}\n(no significance marks: {exc})"
+
+def _failure_report(tree: Any, store: Path) -> list[str]:
+    """How many cells failed, the first error of each kind, where the tracebacks are."""
+    errors = json.loads(tree.attrs.get("errors", "{}") or "{}")
+    if not errors:
+        return []
+    first: dict[str, tuple[str, str]] = {}
+    for cell, message in errors.items():
+        kind = message.split(":", 1)[0].strip() or "error"
+        first.setdefault(kind, (cell, message))
+    total = tree.attrs.get("cells_total", "?")
+    lines = [f"{len(errors)} of {total} cells failed:"]
+    lines += [f"  {kind} (first in {cell}): {message}" for kind, (cell, message) in first.items()]
+    lines.append(f"  tracebacks: {store / 'tracebacks'}")
+    return lines
 
 
 def _default_metric(tree: Any) -> str:
-    import tomllib
+    from bayescal.cube import cube_layout
 
     try:
-        names = tomllib.loads(tree.attrs.get("spec", "")).get("metrics", {}).get("names")
-    except tomllib.TOMLDecodeError:
-        names = None
+        names = cube_layout(tree).metric_names
+    except ValueError:
+        names = ()
     return names[0] if names else "brier"
+
+
+def _print_table(tree: Any, metric: str, fmt: str) -> None:
+    from bayescal.report.tables import format_table, study_table
+
+    try:
+        table = study_table(tree, metric)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--metric") from None
+    click.echo(format_table(table, fmt))
+
+
+_FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "md", "latex", "html", "csv"]),
+                       default="text", show_default=True,
+                       help="Table format (text for the terminal; the others for export).")
 
 
 @click.command("run")
@@ -129,14 +139,27 @@ def _default_metric(tree: Any) -> str:
               help="Local worker processes [default: all cores].")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Directory of dataset files [default: study.data_dir or $BAYESCAL_DATA].")
-@click.option("--allow-module", multiple=True, metavar="PKG",
-              help="Also allow estimators from this package (repeatable).")
+@click.option("--allow-module", multiple=True, metavar="NAME",
+              help="Also allow classes and functions from this package (repeatable); "
+                   "only this flag widens the allow-list, never the spec.")
+@click.option("--metric", "-m", default=None,
+              help="Metric to tabulate [default: the spec's first metric].")
+@_FORMAT
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run_command(spec: str | None, store: str | None, resume: bool, scheduler: str | None,
                 jobs: int | None, data_dir: str | None, allow_module: tuple[str, ...],
-                quiet: bool) -> None:
-    """Run the study SPEC (a TOML file; default: the bundled quick-start)."""
-    from bayescal.study.runner import run
+                metric: str | None, fmt: str, quiet: bool) -> None:
+    """Run the study SPEC (a TOML file; default: the bundled quick-start).
+
+    Exit status: 0 when every applicable cell succeeded; 1 when cells failed
+    (how many, the first error of each kind and where the tracebacks are is
+    printed) or the run could not start; 75 when another process is writing
+    the store; 130 / 143 when interrupted by SIGINT / SIGTERM.
+    """
+    import warnings
+
+    from bayescal.cube import StoreBusyError
+    from bayescal.study.runner import StudyCellWarning, run
     from bayescal.study.spec import SpecError, load_spec
 
     try:
@@ -146,34 +169,45 @@ def run_command(spec: str | None, store: str | None, resume: bool, scheduler: st
         raise click.ClickException(str(exc)) from None
     target = Path(store) if store else Path("bayescal-results") / parsed.name
     try:
-        tree = run(parsed, target, resume=resume, scheduler=scheduler, n_jobs=jobs,
-                   progress=not quiet)
-    except (FileExistsError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
-    metric = parsed.metrics.names[0]
-    click.echo(f"study {parsed.name!r}: {tree.attrs['cells_done']} cells in {target}")
-    click.echo(f"mean {metric} over folds:")
-    click.echo(_table(tree, metric))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StudyCellWarning)  # reported below instead
+            tree = run(parsed, target, resume=resume, scheduler=scheduler, n_jobs=jobs,
+                       progress=not quiet, log=lambda line: click.echo(line, err=True))
+    except StoreBusyError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(75)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted; continue with: bayescal run ... --store {target} --resume",
+                   err=True)
+        sys.exit(130)
+    except (FileExistsError, ValueError, ConnectionError, OSError) as exc:
+        raise click.ClickException(" ".join(str(exc).split())) from None
+    click.echo(f"{_status_line(tree)}; store {target}")
+    _print_table(tree, metric or parsed.metrics.names[0], fmt)
+    failures = _failure_report(tree, target)
+    if failures:
+        click.echo("\n".join(failures), err=True)
+        sys.exit(1)
 
 
 @click.command("show")
 @click.argument("store", type=click.Path(exists=True, file_okay=False))
 @click.option("--metric", "-m", default=None,
               help="Metric to tabulate [default: the spec's first metric].")
-def show_command(store: str, metric: str | None) -> None:
-    """Print the result table of the study in STORE."""
-    from bayescal.study.cube import open_results
+@_FORMAT
+def show_command(store: str, metric: str | None, fmt: str) -> None:
+    """Print the cell counts and the result table of the study in STORE."""
+    from bayescal.cube import open_results
 
     try:
         tree = open_results(store)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    metric = metric or _default_metric(tree)
-    done, total = tree.attrs["cells_done"], tree.attrs["cells_total"]
-    status = "complete" if tree.attrs.get("finished") else "partial"
-    click.echo(f"study {tree.attrs['study']!r} ({status}: {done}/{total} cells); "
-               f"mean {metric} over folds:")
-    click.echo(_table(tree, metric))
+    click.echo(_status_line(tree))
+    _print_table(tree, metric or _default_metric(tree), fmt)
+    failures = _failure_report(tree, Path(store))
+    if failures:
+        click.echo("\n".join(failures), err=True)
 
 
 @click.group()

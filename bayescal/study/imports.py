@@ -3,10 +3,12 @@
 A study spec is data, not code (``DESIGN.md``, "Safety"): it names classes
 and functions by dotted path (``"sklearn.ensemble.RandomForestClassifier"``)
 and this module imports them only when the path's top-level package is on an
-allow-list — ``sklearn`` and ``bayescal`` by default, plus packages the user
-adds explicitly with the spec key ``study.allow_modules`` or the
-``allow_modules`` argument of :func:`bayescal.study.load_spec`. Nothing is
-ever evaluated (no ``eval``/``exec``) and nothing is unpickled.
+allow-list — ``sklearn`` and ``bayescal`` by default, plus packages the person
+running the study adds explicitly (``bayescal run --allow-module NAME``, or the
+``allow_modules`` argument of :func:`bayescal.study.load_spec`); a spec can
+never widen it. Every callable a spec names — classifiers, calibrators,
+wrappers, nested estimators and dataset generators — is resolved here. Nothing
+is ever evaluated (no ``eval``/``exec``) and nothing is unpickled.
 
 Importing an allowed module runs that module's own code, as any ``import``
 does; the allow-list is what keeps a spec from reaching arbitrary modules
@@ -86,8 +88,8 @@ def resolve_dotted(path: str, allowed: Iterable[str]) -> Any:
     allowed = tuple(allowed)
     if not any(path == a or path.startswith(a + ".") for a in allowed):
         raise ValueError(
-            f"{path!r} is outside the allowed modules {list(allowed)}; add its package to "
-            "study.allow_modules (or pass allow_modules=) if you trust it"
+            f"{path!r} is outside the allowed modules {list(allowed)}; if you trust its "
+            "package, pass --allow-module NAME to `bayescal run` (allow_modules= in Python)"
         )
     module_name, _, attr = path.rpartition(".")
     try:

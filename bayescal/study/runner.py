@@ -2,14 +2,10 @@
 
 :func:`run` prepares the datasets and splits in the calling process, sends
 tasks — (dataset, classifier, repeat, fold) with the scenarios still missing —
-to an executor, and writes every cell the moment its task returns
-(:mod:`bayescal.study.store`). Executors:
-
-* sequential, in the calling process (``n_jobs=1``);
-* local processes (default): joblib's ``loky`` backend, one BLAS thread per
-  worker (:func:`bayescal.threads.limit_blas_threads`);
-* Dask (``scheduler=``): an existing scheduler's address, or ``"local"`` to
-  start a :class:`dask.distributed.LocalCluster` listening on 127.0.0.1 only.
+to an executor (:mod:`bayescal.study.executors`: this process, local loky
+processes or Dask), and writes every cell the moment its task returns
+(:mod:`bayescal.cube.store`), holding the store's writer lock
+(:mod:`bayescal.cube.lock`) throughout.
 
 Only the calling process touches the store, so workers (local or remote)
 need no access to it. Every task runs with one BLAS thread whatever the
@@ -24,22 +20,29 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 
-from bayescal.study.cells import CellResult, Task, run_task
-from bayescal.study.cube import consolidate
+from bayescal.cube.consolidate import consolidate
+from bayescal.cube.lock import StoreLock
+from bayescal.cube.store import CellStore, StoreLayout
+from bayescal.study import executors
+from bayescal.study.cells import Task
 from bayescal.study.data import PreparedData, prepare_dataset
 from bayescal.study.protocol import make_splits
 from bayescal.study.seeds import DATASET, derive_seed
 from bayescal.study.spec import Spec, load_spec
-from bayescal.study.store import CellStore, StoreLayout
 
 __all__ = ["StudyCellWarning", "package_versions", "run"]
+
+#: Files of a store that may exist before its study record (locks).
+_LOCK_FILES = frozenset({"writer.lock", "cube.lock"})
 
 _VERSIONED = ("bayescal", "numpy", "scipy", "scikit-learn", "pandas", "xarray", "zarr", "pymc",
               "arviz", "nutpie", "dask", "distributed", "joblib")
@@ -66,8 +69,9 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _prepare(spec: Spec, store: CellStore) -> tuple[list[PreparedData], list[list[Any]]]:
-    datasets, splits = [], []
+def _prepare(spec: Spec) -> tuple[list[PreparedData], list[list[Any]], list[np.ndarray]]:
+    """Datasets, their splits and the fold of each row per repeat (in memory)."""
+    datasets, splits, folds = [], [], []
     for d, dspec in enumerate(spec.datasets):
         data = prepare_dataset(dspec, data_dir=spec.data_dir, allowed=spec.allow_modules,
                                random_state=derive_seed(spec.seed, DATASET, d))
@@ -75,14 +79,20 @@ def _prepare(spec: Spec, store: CellStore) -> tuple[list[PreparedData], list[lis
         fold = np.full((spec.protocol.repeats, len(data.y)), -1, dtype=np.int64)
         for r, f, _, test in sp:
             fold[r, test] = f
+        datasets.append(data)
+        splits.append(sp)
+        folds.append(fold)
+    return datasets, splits, folds
+
+
+def _record_data(spec: Spec, store: CellStore, datasets: list[PreparedData],
+                 folds: list[np.ndarray]) -> None:
+    for dspec, data, fold in zip(spec.datasets, datasets, folds, strict=True):
         if store.data_path(dspec.name).is_file():
             _check_same_data(store, dspec.name, data, fold)
         else:
             store.write_data(dspec.name, y=data.y, fold=fold, p_true=data.p_true,
                              class_names=data.class_names)
-        datasets.append(data)
-        splits.append(sp)
-    return datasets, splits
 
 
 def _check_same_data(store: CellStore, name: str, data: PreparedData, fold: np.ndarray) -> None:
@@ -113,54 +123,10 @@ def _tasks(spec: Spec, layout: StoreLayout, splits: list[list[Any]],
     return out
 
 
-def _sequential(spec: Spec, tasks: list[tuple[Task, Any, Any]],
-                datasets: list[PreparedData]) -> Iterator[list[CellResult]]:
-    from bayescal.threads import limit_blas_threads
-
-    # one BLAS limit for the whole loop (setting it per task costs a library scan)
-    with limit_blas_threads(1):
-        for task, train, test in tasks:
-            yield run_task(spec, task, datasets[task.dataset], train, test, blas_threads=None)
 
 
-def _local(spec: Spec, tasks: list[tuple[Task, Any, Any]], datasets: list[PreparedData],
-           n_jobs: int) -> Iterator[list[CellResult]]:
-    from joblib import Parallel, delayed
-
-    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
-    yield from parallel(delayed(run_task)(spec, task, datasets[task.dataset], train, test, 1)
-                        for task, train, test in tasks)
-
-
-@contextlib.contextmanager
-def _dask_client(scheduler: str, n_jobs: int | None) -> Iterator[Any]:
-    from dask.distributed import Client, LocalCluster
-
-    if scheduler == "local":
-        with LocalCluster(n_workers=n_jobs or os.cpu_count() or 1, threads_per_worker=1,
-                          processes=True, host="127.0.0.1", dashboard_address=None) as cluster:
-            with Client(cluster) as client:
-                yield client
-    else:
-        with Client(scheduler) as client:
-            yield client
-
-
-def _dask(spec: Spec, tasks: list[tuple[Task, Any, Any]], datasets: list[PreparedData],
-          scheduler: str, n_jobs: int | None) -> Iterator[list[CellResult]]:
-    from dask.distributed import as_completed
-
-    with _dask_client(scheduler, n_jobs) as client:
-        shared = {d: client.scatter(datasets[d], broadcast=True)
-                  for d in sorted({t.dataset for t, _, _ in tasks})}
-        futures = [client.submit(run_task, spec, task, shared[task.dataset], train, test, 1,
-                                 pure=False) for task, train, test in tasks]
-        for future in as_completed(futures):
-            yield future.result()
-            future.release()
-
-
-def _open_store(spec: Spec, store: CellStore, layout: StoreLayout, resume: bool) -> None:
+def _check_target(store: CellStore, layout: StoreLayout, resume: bool) -> None:
+    """Before locking: refuse a foreign directory or an existing store without resume."""
     if store.exists():
         if not resume:
             raise FileExistsError(
@@ -168,27 +134,58 @@ def _open_store(spec: Spec, store: CellStore, layout: StoreLayout, resume: bool)
                 "(--resume) to continue it, or choose another store"
             )
         recorded = store.read_meta()
-        if recorded["layout"]["spec_hash"] != layout.spec_hash:
+        recorded_hash = recorded.get("layout", {}).get("spec_hash", "")
+        if recorded_hash != layout.spec_hash:
             raise ValueError(
                 f"the store {str(store.root)!r} was started with a different spec "
-                f"(hash {recorded['layout']['spec_hash'][:12]}, this spec "
-                f"{layout.spec_hash[:12]}); resume it with the same spec or use another store"
+                f"(hash {recorded_hash[:12]}, this spec {layout.spec_hash[:12]}); resume it "
+                "with the same spec or use another store"
             )
-        store.remove_partial_files()
-        return
-    if store.root.exists() and any(store.root.iterdir()):
+        store.layout()  # a store of an older format is refused here
+    elif store.root.exists() and (not store.root.is_dir() or any(
+            p.name not in _LOCK_FILES for p in store.root.iterdir())):
         raise FileExistsError(f"{str(store.root)!r} exists and is not a study store; "
                               "choose an empty or new directory")
-    store.root.mkdir(parents=True, exist_ok=True)
-    from dataclasses import asdict
 
-    store.write_meta({"layout": asdict(layout), "started": _now(),
-                      "versions": package_versions()})
+
+def _heal(store: CellStore, layout: StoreLayout, log: Callable[[str], None]) -> int:
+    """On resume: remove partial files and quarantine damaged cells; return how many."""
+    store.remove_partial_files()
+    moved = store.verify_cells(layout)
+    for path, why in moved:
+        log(f"damaged cell quarantined and recomputed: {why.split(': ', 1)[-1]} -> "
+            f"{path.relative_to(store.root)}")
+    return len(moved)
+
+
+def _undo_fresh_store(store: CellStore, created_root: bool) -> None:
+    """Remove what a run that failed before its first cell wrote to a new store."""
+    store.meta_path.unlink(missing_ok=True)
+    for sub in ("data", "cells", "tracebacks"):
+        shutil.rmtree(store.root / sub, ignore_errors=True)
+    for name in _LOCK_FILES:  # a lock on an unlinked file is re-taken (bayescal.cube.lock)
+        (store.root / name).unlink(missing_ok=True)
+    if created_root:
+        with contextlib.suppress(OSError):
+            store.root.rmdir()
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _executor(scheduler: str | None, n_jobs: int | None) -> Any:
+    workers = (os.cpu_count() or 1) if n_jobs in (None, -1) else n_jobs
+    if scheduler is not None:
+        return executors.dask(scheduler, n_jobs)
+    if workers == 1:
+        return executors.sequential()
+    return executors.local_processes(workers)
 
 
 def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
         resume: bool = False, scheduler: str | None = None, n_jobs: int | None = None,
-        progress: bool = True) -> Any:
+        progress: bool = True, log: Callable[[str], None] | None = None) -> Any:
     """Run every cell of a study and return its result cube.
 
     Parameters
@@ -196,13 +193,12 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
     spec : Spec or path
         A spec from :func:`bayescal.study.load_spec`, or the path of one.
     store : path
-        Directory of the result store (created; see
-        :mod:`bayescal.study.store`).
+        Directory of the result store (created; see :mod:`bayescal.cube.store`).
     resume : bool, default=False
-        Continue a study already started in ``store`` (same spec): only the
-        cells without a file are computed (a store that does not exist yet
-        is simply started). Without it an existing store is an error
-        (nothing is overwritten).
+        Continue a study already started in ``store`` (same spec): damaged
+        cell files are quarantined and only the cells without an intact file
+        are computed (a store that does not exist yet is simply started).
+        Without it an existing store is an error (nothing is overwritten).
     scheduler : str, optional
         Run the cells on Dask: ``"local"`` starts a ``LocalCluster`` on
         127.0.0.1 with ``n_jobs`` single-threaded worker processes; any
@@ -212,11 +208,13 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
         -1 means every core).
     progress : bool, default=True
         Show a progress bar (cells done / total, time left) on stderr.
+    log : callable, optional
+        Receives one-line notices (a quarantined cell); default: stderr.
 
     Returns
     -------
     xarray.DataTree
-        The cube (see :mod:`bayescal.study.cube`), also written to
+        The cube (see :mod:`bayescal.cube.consolidate`), also written to
         ``<store>/results.zarr``.
 
     Raises
@@ -225,14 +223,27 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
         If the spec is wrong (before any work starts).
     FileExistsError
         If ``store`` holds a study and ``resume`` is False.
+    bayescal.cube.StoreBusyError
+        If another process is writing ``store`` (raised at once).
+    SchedulerUnreachableError
+        If the Dask scheduler cannot be reached.
     ValueError
         If ``resume`` meets a store of another spec, or a dataset cannot be
         prepared.
 
+    Notes
+    -----
+    The store's writer lock (:mod:`bayescal.cube.lock`) is held from before
+    the store is touched until the cube is written. A failure before the
+    first cell (a dataset that cannot be read, an unreachable scheduler)
+    removes what this run wrote to a new store, so that the same command can
+    simply be run again. SIGINT and SIGTERM end the run and its workers.
+
     Warns
     -----
     StudyCellWarning
-        When cells failed; their errors are in the cube's ``errors`` attribute.
+        When cells failed; their errors are in the cube's ``errors`` attribute
+        and their tracebacks under ``<store>/tracebacks/``.
 
     Examples
     --------
@@ -246,33 +257,62 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
         spec = load_spec(spec)
     if n_jobs is not None and (n_jobs == 0 or n_jobs < -1):
         raise ValueError(f"`n_jobs` must be a positive integer or -1, got {n_jobs}")
+    log = log or _stderr
     cells = CellStore(store)
     layout = StoreLayout.from_spec(spec)
-    _open_store(spec, cells, layout, resume)
-    datasets, splits = _prepare(spec, cells)
-    done = cells.done_cells(layout)
-    tasks = _tasks(spec, layout, splits, done)
-    workers = (os.cpu_count() or 1) if n_jobs in (None, -1) else n_jobs
-    if scheduler is not None:
-        results = _dask(spec, tasks, datasets, scheduler, n_jobs)
-    elif workers == 1 or len(tasks) <= 1:
-        results = _sequential(spec, tasks, datasets)
-    else:
-        results = _local(spec, tasks, datasets, min(workers, len(tasks)))
+    _check_target(cells, layout, resume)
+    created_root = not cells.root.exists()
+    cells.root.mkdir(parents=True, exist_ok=True)
+    with executors.terminate_on_signals(), StoreLock(cells.writer_lock_path):
+        fresh = not cells.exists()
+        started = False
+        try:
+            _check_target(cells, layout, resume)  # again, now that we hold the lock
+            if not fresh:
+                _heal(cells, layout, log)
+            datasets, splits, folds = _prepare(spec)
+            with _executor(scheduler, n_jobs) as execute:
+                if fresh:
+                    from dataclasses import asdict
+
+                    cells.write_meta({"layout": asdict(layout), "started": _now(),
+                                      "versions": package_versions()})
+                _record_data(spec, cells, datasets, folds)
+                if not fresh:  # the cube is outdated by the cells to come
+                    cells.write_meta({**cells.read_meta(), "finished": ""})
+                    cells.remove_cube()
+                done = cells.done_cells(layout)
+                tasks = _tasks(spec, layout, splits, done)
+                started = True
+                _compute(spec, cells, layout, execute, tasks, datasets, len(done), progress)
+        except BaseException:
+            if fresh and not started:
+                _undo_fresh_store(cells, created_root)
+            raise
+        finished = _now()
+        tree = consolidate(cells, finished=finished)
+        cells.write_cube(tree)
+        cells.write_meta({**cells.read_meta(), "finished": finished})
+    n_failed = int(tree["metrics"]["failed"].sum())
+    if n_failed:
+        errors = tree.attrs["errors"]
+        warnings.warn(f"{n_failed} cell(s) of study {spec.name!r} failed; see the cube's "
+                      f"'errors' attribute and {str(cells.root / 'tracebacks')!r}, e.g. "
+                      f"{errors[:300]}", StudyCellWarning, stacklevel=2)
+    return tree
+
+
+def _compute(spec: Spec, cells: CellStore, layout: StoreLayout, execute: Any,
+             tasks: list[tuple[Task, Any, Any]], datasets: list[PreparedData], n_done: int,
+             progress: bool) -> None:
     from tqdm.auto import tqdm
 
     total = sum(1 for _ in layout.cells())
-    with tqdm(total=total, initial=len(done), unit="cell", desc=spec.name,
+    with tqdm(total=total, initial=n_done, unit="cell", desc=spec.name,
               disable=not progress, dynamic_ncols=True) as bar:
-        for cell_results in results:
+        if not tasks:
+            return
+        for cell_results in execute(spec, tasks, datasets):
             for cell in cell_results:
                 cells.write_cell(layout, cell)
             bar.update(len(cell_results))
-    tree = consolidate(cells, finished=_now())
-    cells.write_cube(tree)
-    errors = tree.attrs["errors"]
-    if errors != "{}":
-        n = int(tree["metrics"]["failed"].sum())
-        warnings.warn(f"{n} cell(s) of study {spec.name!r} failed; see the cube's 'errors' "
-                      f"attribute, e.g. {errors[:300]}", StudyCellWarning, stacklevel=2)
-    return tree

@@ -1,10 +1,15 @@
 """The metrics a study records per cell, mapped to :mod:`bayescal.metrics`.
 
+Names, directions, units and clipping come from the metric registry
+(:mod:`bayescal.cube.schema`); this module maps the label- and truth-based
+names to the functions that compute them.
+
 ========== ======================================================= ============
 name       computed by                                             needs
 ========== ======================================================= ============
 brier      :func:`bayescal.metrics.brier_score`                    labels
-log_loss   :func:`bayescal.metrics.log_loss` with ``eps=1e-15``    labels
+log_loss   :func:`bayescal.metrics.log_loss` with the registry's   labels
+           clipping (``1e-15``)
 ece        :func:`bayescal.metrics.expected_calibration_error`     labels
            (``kind="binary"`` for two classes, ``"top_label"``
            otherwise; ``metrics.ece_bins`` equal-width bins)
@@ -17,10 +22,9 @@ smooth_ece :func:`bayescal.metrics.smooth_ece` (``kind="binary"``   labels
            for two classes, ``"top_label"`` otherwise)
 rmse_true  :func:`bayescal.metrics.rmse_true`                      ``p_true``
 mae_true   :func:`bayescal.metrics.mae_true`                       ``p_true``
-probe_rmse :func:`bayescal.metrics.rmse_true` against the probe's  probe
-           posterior-mean probabilities on the same test samples
-probe_cov. :func:`bayescal.metrics.probe_distance`: share of       probe
-           probabilities inside the probe's credible interval
+probe_*    :func:`bayescal.cube.consolidate.probe_metrics`, at     probe
+           consolidation (the probe's cell may come from another
+           worker); NaN for the probe's own cells
 ========== ======================================================= ============
 
 Log loss clips the true-class probability at ``1e-15`` so that a single
@@ -39,22 +43,22 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bayescal.cube.schema import metric_info, metric_names
+
 __all__ = [
+    "BRIER_DECOMPOSITION",
     "LABEL_METRICS",
     "METRICS",
     "label_metrics",
-    "probe_metrics",
     "truth_metrics",
 ]
 
-LOG_LOSS_EPS = 1e-15
-
-#: Metrics computed from labels in every cell.
-LABEL_METRICS = ("brier", "log_loss", "ece", "accuracy", "mcb", "dsc", "unc", "smooth_ece")
+#: Metrics computed from labels in every cell (from the registry).
+LABEL_METRICS = metric_names("labels")
 #: The CORP decomposition of the Brier score, computed together.
 BRIER_DECOMPOSITION = ("mcb", "dsc", "unc")
-#: Every metric name a spec may list.
-METRICS = (*LABEL_METRICS, "rmse_true", "mae_true", "probe_rmse", "probe_coverage")
+#: Every metric name a spec may list (from the registry).
+METRICS = metric_names()
 
 
 def _label_functions(n_bins: int) -> dict[str, Callable[[np.ndarray, np.ndarray], float]]:
@@ -69,7 +73,7 @@ def _label_functions(n_bins: int) -> dict[str, Callable[[np.ndarray, np.ndarray]
 
     return {
         "brier": m.brier_score,
-        "log_loss": lambda y, P: m.log_loss(y, P, eps=LOG_LOSS_EPS),
+        "log_loss": lambda y, P: m.log_loss(y, P, eps=metric_info("log_loss").clip),
         "ece": ece,
         "accuracy": m.accuracy,
         "smooth_ece": smooth_ece,
@@ -107,19 +111,3 @@ def truth_metrics(p_true: np.ndarray, proba: np.ndarray) -> dict[str, float]:
     from bayescal.metrics import mae_true, rmse_true
 
     return {"rmse_true": rmse_true(p_true, proba[:, 1]), "mae_true": mae_true(p_true, proba[:, 1])}
-
-
-def probe_metrics(proba: np.ndarray, probe_proba: np.ndarray,
-                  probe_interval: np.ndarray | None) -> dict[str, float]:
-    """``probe_rmse`` and ``probe_coverage`` of one cell against the probe.
-
-    Computed by :func:`bayescal.metrics.probe_distance` (``rmse`` and
-    ``inside``); without credible intervals (a probe that has none, e.g. a
-    non-Bayesian reference) only the RMSE is defined and the coverage is NaN.
-    """
-    from bayescal.metrics import probe_distance, rmse_true
-
-    if probe_interval is None or not np.isfinite(probe_interval).all():
-        return {"probe_rmse": rmse_true(probe_proba, proba), "probe_coverage": np.nan}
-    distance = probe_distance(proba, probe_proba, probe_interval)
-    return {"probe_rmse": distance.rmse, "probe_coverage": distance.inside}

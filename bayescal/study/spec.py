@@ -13,8 +13,9 @@ The format, with every section (see ``models/quickstart.toml``)::
     name = "quickstart"        # label of the study
     seed = 20240601            # every random step derives from it
     description = "..."        # optional
-    allow_modules = []         # extra packages estimators may come from
     data_dir = "../data"       # optional; relative to the spec file
+    # (no allow_modules: only the person running the study widens the
+    #  allow-list, with --allow-module NAME)
 
     [protocol]
     kind = "kfold"             # kfold | repeated_kfold | cv5x2 | mccv | holdout
@@ -54,6 +55,7 @@ The format, with every section (see ``models/quickstart.toml``)::
     ece_bins = 10
     probe = "blr"              # reference probe (a classifier name)
     probe_interval = 0.9
+    keep_posteriors = 100      # keep this many draws per chain of Bayesian cells
 
     [tests]
     names = ["corrected_resampled_ttest"]   # per-cell tests against the baseline, and/or
@@ -117,6 +119,9 @@ SIGNIFICANCE_TESTS = (
 #: that parsing a spec does not import xarray; a test keeps the two equal).
 METHOD_TESTS = ("friedman", "correlated-t", "signed-rank", "hierarchical")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+_MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+#: Largest ``metrics.keep_posteriors`` (draws per chain kept in the cube).
+MAX_KEPT_DRAWS = 1000
 
 
 class SpecError(ValueError):
@@ -153,6 +158,15 @@ class ProtocolSpec:
         """Number of folds per repeat (the ``fold`` dimension)."""
         return {"kfold": self.n_splits, "repeated_kfold": self.n_splits, "cv5x2": 2,
                 "mccv": 1, "holdout": 1}[self.kind]
+
+    @property
+    def test_train_ratio(self) -> float:
+        """``n_test / n_train`` of one split (Nadeau and Bengio's correction)."""
+        if self.kind in ("kfold", "repeated_kfold"):
+            return 1.0 / (self.n_splits - 1)
+        if self.kind == "cv5x2":
+            return 1.0
+        return self.test_fraction / (1.0 - self.test_fraction)
 
     @property
     def has_repeat_dim(self) -> bool:
@@ -213,6 +227,7 @@ class MetricsSpec:
     ece_bins: int = 10
     probe: str | None = None
     probe_interval: float = 0.9
+    keep_posteriors: int = 0
 
 
 @dataclass(frozen=True)
@@ -467,7 +482,8 @@ def _check_overrides(r: _Reader, datasets: tuple[DatasetSpec, ...],
 
 
 def _parse_metrics(r: _Reader, raw: Any, classifiers: tuple[str, ...]) -> MetricsSpec:
-    tab = r.table(raw, "metrics", ("names", "ece_bins", "probe", "probe_interval"))
+    tab = r.table(raw, "metrics", ("names", "ece_bins", "probe", "probe_interval",
+                                   "keep_posteriors"))
     out: dict[str, Any] = {}
     if "names" in tab:
         names = r.str_list(tab["names"], "metrics.names")
@@ -490,6 +506,13 @@ def _parse_metrics(r: _Reader, raw: Any, classifiers: tuple[str, ...]) -> Metric
         if not 0 < v < 1:
             raise r.fail("metrics.probe_interval", f"must lie in (0, 1), got {v}")
         out["probe_interval"] = v
+    if "keep_posteriors" in tab:
+        v = r.typed(tab["keep_posteriors"], "metrics.keep_posteriors", int,
+                    "an integer (draws per chain)")
+        if not 0 <= v <= MAX_KEPT_DRAWS:
+            raise r.fail("metrics.keep_posteriors",
+                         f"must lie in [0, {MAX_KEPT_DRAWS}] draws per chain, got {v}")
+        out["keep_posteriors"] = v
     return MetricsSpec(**out)
 
 
@@ -527,6 +550,17 @@ def _named_tables(r: _Reader, raw: Any, key: str) -> dict[str, Any]:
     return dict(raw)
 
 
+def _checked_modules(r: _Reader, modules: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(modules, str):
+        raise r.fail("allow_modules", f"expected a list of module names, got the string "
+                                      f"{modules!r}; pass [{modules!r}]")
+    out = tuple(modules)
+    for m in out:
+        if not isinstance(m, str) or not _MODULE.match(m):
+            raise r.fail("allow_modules", f"{m!r} is not a module name like 'mylab.models'")
+    return out
+
+
 def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path | None = None,
                allow_modules: Iterable[str] = ()) -> Spec:
     """Parse and validate spec text (see :func:`load_spec`)."""
@@ -537,8 +571,12 @@ def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path
         raise r.fail("<toml>", f"not valid TOML: {exc}") from None
     r.table(raw, "", ("study", "protocol", "datasets", "classifiers", "scenarios", "metrics",
                       "tests"))
-    study = r.table(raw.get("study", {}), "study",
-                    ("name", "seed", "description", "allow_modules", "data_dir"))
+    if isinstance(raw.get("study"), Mapping) and "allow_modules" in raw["study"]:
+        raise r.fail("study.allow_modules",
+                     "a spec cannot widen the allow-list of importable modules (a spec is "
+                     "data, not code); remove the key and, if you trust the package, pass "
+                     "--allow-module NAME to `bayescal run` (allow_modules= in Python)")
+    study = r.table(raw.get("study", {}), "study", ("name", "seed", "description", "data_dir"))
     name = r.name(r.typed(study.get("name", Path(str(path)).stem), "study.name", str, "a string"),
                   "study.name")
     if "seed" not in study:
@@ -546,9 +584,7 @@ def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path
     seed = r.typed(study["seed"], "study.seed", int, "an integer")
     if seed < 0:
         raise r.fail("study.seed", f"must be >= 0, got {seed}")
-    allowed = (*DEFAULT_ALLOWED_MODULES,
-               *r.str_list(study.get("allow_modules", []), "study.allow_modules"),
-               *allow_modules)
+    allowed = (*DEFAULT_ALLOWED_MODULES, *_checked_modules(r, allow_modules))
     if data_dir is None and "data_dir" in study:
         d = Path(r.typed(study["data_dir"], "study.data_dir", str, "a path"))
         data_dir = d if d.is_absolute() or path == "<string>" else Path(path).parent / d

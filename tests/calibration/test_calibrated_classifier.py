@@ -227,9 +227,6 @@ _SHARED_MESSAGES = (
 #: scikit-learn checks expected to fail, with the reason.
 EXPECTED_FAILED_CHECKS = {
     "check_complex_data": _SHARED_MESSAGES,
-    "check_estimators_empty_data_messages": _SHARED_MESSAGES,
-    "check_fit2d_predict1d": _SHARED_MESSAGES,
-    "check_requires_y_none": _SHARED_MESSAGES,
     "check_supervised_y_2d": (
         "a 2-D y is rejected with a ValueError (DESIGN: nothing is reshaped silently) "
         "instead of the DataConversionWarning and ravel this check expects"

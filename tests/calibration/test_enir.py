@@ -279,3 +279,15 @@ def test_pooling_by_one_sort_equals_pooling_by_unique(weighted):
     np.testing.assert_array_equal(cal.thresholds_, thresholds)
     ref = ENIRCalibrator().fit(thresholds, pooled_t, sample_weight=pooled_w)
     np.testing.assert_allclose(cal.fitted_values_, ref.fitted_values_, rtol=1e-10, atol=1e-12)
+
+
+def test_interpolation_knots_give_the_same_map_as_every_threshold():
+    rng = np.random.default_rng(9)
+    s = rng.uniform(size=4000)
+    y = rng.binomial(1, s**2)
+    cal = ENIRCalibrator().fit(s, y)
+    assert cal.knots_[0].size < cal.thresholds_.size  # runs were shortened
+    grid = np.concatenate([np.linspace(-0.1, 1.1, 3001), cal.thresholds_, s])
+    np.testing.assert_array_equal(
+        np.interp(grid, *cal.knots_), np.interp(grid, cal.thresholds_, cal.fitted_values_)
+    )

@@ -23,6 +23,7 @@ from bayescal.calibration import (
     LogisticGAMCalibrator,
     PlattCalibrator,
     TemperatureScaling,
+    VennAbersCalibrator,
 )
 from bayescal.probes import ABBCalibrator, BBQCalibrator, SBBCalibrator
 
@@ -39,6 +40,7 @@ DECISION_CALIBRATORS = [
     IsotonicCalibrator(input="decision"),
     ENIRCalibrator(input="decision"),
     HistogramBinningCalibrator(input="decision"),
+    VennAbersCalibrator(input="decision"),
     BBQCalibrator(input="decision", n_draws=50, random_state=0),
     SBBCalibrator(input="decision", n_draws=50, random_state=0),
     ABBCalibrator(input="decision", n_binnings=20, n_draws=50, random_state=0),

@@ -1,4 +1,4 @@
-"""Synthetic result cubes with the schema of :mod:`bayescal.study.cube`, built fast.
+"""Synthetic result cubes with the schema of :mod:`bayescal.cube`, built fast.
 
 Used by the report tests and by ``benchmarks/report.py`` (which imports it from
 the repository root). Every dataset is binary with known true probabilities
@@ -20,6 +20,7 @@ from scipy.special import expit, logit
 from scipy.stats import beta
 
 from bayescal import metrics as bm
+from bayescal.cube import StoreLayout
 
 SPEC_TEXT = """[study]
 name = "synthetic <cube> & 'friends'"
@@ -151,7 +152,16 @@ def make_cube(
     )
     ds["done"] = (dims, done)
     ds["failed"] = (dims, np.zeros(shape, dtype=bool))
+    converged = ~((values["rhat_max"] > 1.01) | (values["divergences"] > 0))
+    ds["converged"] = (dims, converged)
     ds["applicable"] = (("classifier", "scenario"), app)
+    layout = StoreLayout(
+        name="synthetic <cube> & 'friends'", seed=7, spec_text=SPEC_TEXT, spec_hash="0" * 16,
+        datasets=tuple(datasets), classifiers=tuple(classifiers), scenarios=tuple(scenarios),
+        scenario_kinds=tuple(kinds), applicable=tuple(tuple(map(bool, row)) for row in app),
+        repeats=1, folds=folds, has_repeat_dim=False,
+        metric_names=("brier", "log_loss", "ece", "accuracy"), probe=None, probe_scenario=None,
+        tests=("cv_ttest",), baseline="raw", test_metrics=("brier",))
     tree["/metrics"] = ds
     tree["/"] = xr.Dataset(
         attrs={
@@ -165,6 +175,7 @@ def make_cube(
             "cells_done": int(done.sum()),
             "cells_total": int(done.sum()),
             "errors": "{}",
+            "layout": layout.to_json(),
         }
     )
     return xr.DataTree.from_dict(tree)

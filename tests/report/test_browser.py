@@ -161,7 +161,9 @@ def test_report_of_a_study_renders_in_headless_chromium(tmp_path, capsys):
     tree = run(spec, tmp_path / "store", n_jobs=1, progress=False)
     page = build_report(tree, tmp_path / "report", progress=False, dpi=60)
     n_images = page.read_text().count("<img ")
-    assert n_images == 2 * 3 + 2 + 1  # (spread, reliability, CORP) x 2 datasets, maps x2, truth x1
+    # (friedman, signed-rank) x 2 classifiers, (spread, reliability, CORP) x 2 datasets,
+    # calibration maps x 2, truth x 1
+    assert n_images == 2 * 2 + 2 * 3 + 2 + 1
 
     # 1. screenshot of the page exactly as built
     ARTIFACTS.mkdir(exist_ok=True)

@@ -56,6 +56,12 @@ def test_failed_diagnostics_warn_at_the_top_of_the_page(tmp_path):
     diag = page[page.index("<section id='diagnostics'>") :]
     assert diag.count("<tr class='failed'>") == 1
     assert "Worst fit: <b>d / blr / raw / fold 0</b>" in diag
+    # the warning states the estimators' own thresholds (ESS per chain)
+    assert "bulk or tail ESS &lt; 100 per chain" in warning
+    # the result tables flag the unconverged cell and never mark it best
+    tables = page[page.index("<section id='tables'>") : page.index("<section id='spread'>")]
+    flagged = re.findall(r"<td class='unconverged'[^>]*>(.*?)</td>", tables)
+    assert flagged and all("!" in cell and "<b>" not in cell for cell in flagged)
 
 
 def test_no_warning_box_when_everything_passed(tmp_path):
@@ -88,13 +94,20 @@ def test_page_content_is_complete_and_self_contained(tmp_path):
         "Specification (TOML)",
     ):
         assert text in page
-    # a summary table per metric, each with its markers explained in words
+    # a table per metric in the spec's order; the marks are explained once
+    order = [page.index(f"<h3 id='table-{m}'>") for m in
+             ("brier", "log_loss", "ece", "accuracy", "rmse_true", "mae_true")]
+    assert order == sorted(order)
     for metric in ("brier", "log_loss", "ece", "accuracy", "rmse_true", "mae_true"):
         start = page.index(f"<h3 id='table-{metric}'>")
-        block = page[start : page.index("<h3", start + 5)]
-        assert "<table>" in block and "<u>Underlined</u> cells differ significantly" in block
-        assert "cv ttest" in block
+        block = page[start : page.index("</table>", start)]
+        assert "<table class='results'>" in block and "differs from raw (p &lt; 0.05)" in block
+    assert page.count("differs significantly from the <i>raw</i> scenario") == 1
+    assert page.count("the paired cv ttest") == 1
     assert "fit_seconds</h3>" not in page  # timings are not tabulated
+    # the summary at the top: per dataset and metric, best scenario and margin over raw
+    summary = page[page.index("<section id='summary'>") : page.index("<section id='study'>")]
+    assert summary.count("<tr><th>") == 1 + 2 * 6 and "margin over raw" in summary
     # figures: per dataset spread, reliability, CORP, maps, truth; per Bayesian cell instances
     images = IMG.findall(page)
     alts = [alt for _, alt in images]
@@ -226,6 +239,7 @@ def test_a_cube_with_repeats_reports_the_first_repetition(tmp_path):
         }
     )
     tree["metrics"]["rhat_max"][0, 1, 0, 1, 0] = 1.3
+    tree["metrics"]["converged"][0, 1, 0, 1, 0] = False
     page = _build(tree, tmp_path / "r.html")
     assert "d / blr / raw / repeat 1 / fold 0: max R-hat 1.300" in page
     assert page.count("<img ") == 6  # spread, reliability, CORP, map, truth, blr intervals

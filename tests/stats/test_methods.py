@@ -69,8 +69,12 @@ def test_correlated_t_per_dataset_is_oriented_as_improvement(cube):
 
 
 def test_rho_from_the_spec_protocol(cube):
+    import json
+
+    # the protocol as the cube stores it (MCCV with test_fraction 0.3: n_test / n_train)
+    layout = {**json.loads(cube.attrs["layout"]), "test_train_ratio": 0.3 / 0.7}
     mccv = cube.copy()
-    mccv.attrs = {**cube.attrs, "spec": '[protocol]\nkind = "mccv"\ntest_fraction = 0.3\n'}
+    mccv.attrs = {**cube.attrs, "layout": json.dumps(layout)}
     result = compare_methods(mccv, "brier", select={"classifier": "nb"}, test="correlated-t",
                              control="raw")
     assert result.attrs["rho"] == pytest.approx(0.3)

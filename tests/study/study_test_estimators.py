@@ -1,4 +1,4 @@
-"""Estimators used only by the study tests (imported through ``study.allow_modules``).
+"""Estimators used only by the study tests (allowed with ``allow_modules=`` or ``--allow-module``).
 
 ``SlowNaiveBayes`` is Gaussian naive Bayes that sleeps in ``fit`` so that a
 study lasts long enough to be killed in the middle; ``FailingClassifier``
@@ -49,3 +49,32 @@ class IntervalNaiveBayes(GaussianNB):
 
         p = self.predict_proba(X)
         return np.stack([np.clip(p - 0.05, 0, 1), np.clip(p + 0.05, 0, 1)], axis=-1)
+
+
+class StuckPosteriorNB(GaussianNB):
+    """Gaussian NB with a fake posterior whose two chains disagree (R-hat >> 1.01).
+
+    The diagnostics are computed from it by bayescal's own
+    ``record_diagnostics`` (ArviZ R-hat and ESS), as a real probe does.
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        import numpy as np
+        import xarray as xr
+
+        from bayescal.probes.posterior import record_diagnostics
+
+        super().fit(X, y, sample_weight=sample_weight)
+        rng = np.random.default_rng(0)
+        beta = rng.normal(size=(2, 200, 3)) + np.array([0.0, 3.0])[:, None, None]
+        big = rng.normal(size=(2, 200, 100))  # too large to keep (per-draw size 100)
+        posterior = xr.Dataset({"beta": (("chain", "draw", "beta_dim_0"), beta),
+                                "alpha": (("chain", "draw"), beta[..., 0]),
+                                "f": (("chain", "draw", "f_dim_0"), big)})
+        self.idata_ = xr.DataTree.from_dict({"posterior": posterior})
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            record_diagnostics(self, self.idata_, sampler="test", seconds=0.0)
+        return self

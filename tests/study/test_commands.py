@@ -16,10 +16,19 @@ def test_run_then_show(tiny_spec_path, tmp_path):
     out = runner.invoke(main, ["run", str(tiny_spec_path), "--store", str(store), "--jobs", "1",
                                "--quiet"])
     assert out.exit_code == 0, out.output
-    assert "study 'tiny': 18 cells" in out.output and "brier" in out.output
+    assert ("study 'tiny' (complete): 18 done, 0 failed, 0 unconverged, 6 not applicable, "
+            "0 to do") in out.output and "brier" in out.output
     shown = runner.invoke(main, ["show", str(store), "--metric", "log_loss"])
     assert shown.exit_code == 0, shown.output
-    assert "complete: 18/18 cells" in shown.output and "log_loss" in shown.output
+    assert "(complete): 18 done" in shown.output and "log_loss" in shown.output
+    # plain text: no Markdown escapes or HTML tags, 100 columns at most
+    table = shown.output.splitlines()[2:]
+    assert not any(t in shown.output for t in ("\\_", "<u>", "**", "<b>", "|"))
+    assert max(map(len, table)) <= 100
+    assert table[0].split() == ["classifier", "scenario", "blobs", "iris"]
+    assert [line.split()[:2] for line in table[2:5]] == [["nb", "raw"], ["nb", "sigmoid_cv"],
+                                                         ["lr", "raw"]]
+    assert table[-1].startswith("means over folds; * best (lower is better); ! unconverged")
     again = runner.invoke(main, ["run", str(tiny_spec_path), "--store", str(store), "-j", "1",
                                  "-q"])
     assert again.exit_code != 0 and "--resume" in again.output
@@ -85,9 +94,10 @@ def test_reduced_quickstart_completes_without_failures(tmp_path):
     assert bool(np.isfinite(cells["rmse_true"].sel(dataset="synthetic")).sum()
                 == applicable.sel(dataset="synthetic").sum())
     assert np.isnan(m["rmse_true"].sel(dataset="breast_cancer")).all()
-    # the reference probe judges every other cell: distances finite, its own zero
+    # the reference probe judges every other cell, never itself (NaN: not applicable)
     probe_rmse = cells["probe_rmse"]
-    assert bool((probe_rmse.sel(classifier="blr", scenario="raw") == 0).all())
+    assert bool(np.isnan(probe_rmse.sel(classifier="blr", scenario="raw")).all())
+    assert bool(np.isnan(cells["probe_coverage"].sel(classifier="blr", scenario="raw")).all())
     assert bool(np.isfinite(probe_rmse.sel(classifier="nb")).all())
     # every scenario but the split refits on all training data: the same raw fit
     sklearn_cells = m.sel(classifier=["nb", "rf", "lr"])

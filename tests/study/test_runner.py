@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -17,8 +18,8 @@ from sklearn.metrics import accuracy_score
 from sklearn.metrics import log_loss as sk_log_loss
 from sklearn.naive_bayes import GaussianNB
 
+from bayescal.cube import TIMINGS
 from bayescal.study import SpecError, StudyCellWarning, load_spec, open_results, parse_spec, run
-from bayescal.study.cells import TIMINGS
 from bayescal.study.protocol import make_splits
 from bayescal.study.seeds import DATASET, derive_seed
 
@@ -157,8 +158,9 @@ def test_probe_metrics_and_diagnostics(tmp_path, test_estimators_on_path):
             inside = (P[t] >= bounds[t, :, 0]) & (P[t] <= bounds[t, :, 1])
             assert float(cell["probe_rmse"]) == pytest.approx(rmse, rel=1e-12)
             assert float(cell["probe_coverage"]) == pytest.approx(inside.mean())
-    own = m["probe_rmse"].sel(classifier="lr", scenario="raw")
-    np.testing.assert_array_equal(own.values, 0.0)
+    # the probe is not scored against itself: NaN, never ranked
+    for name in ("probe_rmse", "probe_coverage"):
+        assert np.isnan(m[name].sel(classifier="lr", scenario="raw")).all()
 
 
 @pytest.mark.parametrize(("protocol", "repeats", "folds"), [
@@ -187,7 +189,6 @@ KILL_SPEC = """
 [study]
 name = "killme"
 seed = 5
-allow_modules = ["study_test_estimators"]
 
 [protocol]
 kind = "kfold"
@@ -210,47 +211,69 @@ wrapper = { class = "sklearn.calibration.CalibratedClassifierCV", params = { met
 """
 
 
-def test_killed_run_resumes_to_the_same_cube(tmp_path, test_estimators_on_path):
+def _start_killable(spec_path: Path, store: Path, module: str, *extra: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(HERE)])}
+    return subprocess.Popen(
+        [sys.executable, "-m", "bayescal.study", "run", str(spec_path), "--store", str(store),
+         "--allow-module", module, "--quiet", *extra], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
+
+
+def _wait_for_cells(proc: subprocess.Popen, store: Path, n: int) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(list((store / "cells").rglob("*.npz"))) >= n:
+            return
+        time.sleep(0.02)
+    assert proc.poll() is None, f"the run ended before {n} cells: " \
+                                f"{proc.stderr.read().decode()[-2000:]}"
+
+
+@pytest.mark.parametrize("kill_after", [1, 4, 9])
+def test_killed_run_with_damaged_cells_resumes_to_the_same_cube(tmp_path, test_estimators_on_path,
+                                                                kill_after):
+    """kill -9 after 1, 4 or 9 cells; truncate one cell and empty another; resume heals."""
     spec_path = tmp_path / "kill.toml"
     spec_path.write_text(KILL_SPEC)
     store = tmp_path / "killed"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(HERE)])}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bayescal.study", "run", str(spec_path), "--store", str(store),
-         "--jobs", "1", "--quiet"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
+    proc = _start_killable(spec_path, store, test_estimators_on_path, "--jobs", "1")
     try:
-        while time.monotonic() < deadline and proc.poll() is None:
-            if len(list((store / "cells").rglob("*.npz"))) >= 4:
-                break
-            time.sleep(0.02)
-        assert proc.poll() is None, f"the run ended before it could be killed: " \
-                                    f"{proc.stderr.read().decode()[-2000:]}"
+        _wait_for_cells(proc, store, kill_after + 1)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        proc.stdout.close()
         proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
     assert not (store / "results.zarr").exists()
-    before = {p: (p.stat().st_ino, p.stat().st_mtime_ns)
-              for p in (store / "cells").rglob("*.npz")}
-    assert 4 <= len(before) < 20
+    files = sorted((store / "cells").rglob("*.npz"))
+    assert kill_after + 1 <= len(files) < 20
+    # damage two cells as a crash of the disk or of another tool would
+    truncated, emptied = files[0], files[-1]
+    truncated.write_bytes(truncated.read_bytes()[:100])
+    emptied.write_bytes(b"")
+    intact = [p for p in files if p not in (truncated, emptied)]
+    before = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in intact}
 
-    partial = open_results(store)
-    assert partial.attrs["cells_done"] == len(before) and partial.attrs["finished"] == ""
-    assert int(partial["metrics"]["done"].sum()) == len(before)
+    partial = open_results(store)  # the damaged cells are left out, named
+    assert partial.attrs["cells_done"] == len(intact) and partial.attrs["finished"] == ""
+    assert len(json.loads(partial.attrs["damaged"])) == 2
 
-    spec = load_spec(spec_path)
-    resumed = run(spec, store, resume=True, n_jobs=1, progress=False)
+    spec = load_spec(spec_path, allow_modules=[test_estimators_on_path])
+    notices: list[str] = []
+    resumed = run(spec, store, resume=True, n_jobs=1, progress=False, log=notices.append)
+    assert len(notices) == 2 and all(n.startswith("damaged cell quarantined") for n in notices)
+    assert sorted(p.name.split(".")[0] for p in (store / "quarantine").rglob("*.npz")) == sorted(
+        [truncated.stem, emptied.stem])
     after = {p: (p.stat().st_ino, p.stat().st_mtime_ns)
              for p in (store / "cells").rglob("*.npz")}
     assert len(after) == 20 and not list(store.rglob("*.tmp"))
-    # cells written before the kill were not recomputed (same inode and mtime)
+    # intact cells written before the kill were not recomputed (same inode and mtime)
     assert {p: after[p] for p in before} == before
-    assert bool(resumed["metrics"]["done"].all())
+    assert bool(resumed["metrics"]["done"].all()) and resumed.attrs["damaged"] == "{}"
 
     fresh = run(spec, tmp_path / "fresh", n_jobs=1, progress=False)
     assert_same_cube(resumed, fresh)

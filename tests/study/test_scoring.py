@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import brier_score_loss, log_loss
 
-from bayescal.study.scoring import label_metrics, probe_metrics, truth_metrics
+from bayescal.cube.consolidate import probe_metrics
+from bayescal.study.scoring import label_metrics, truth_metrics
 
 
 def test_label_metrics_match_sklearn():

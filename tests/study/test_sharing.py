@@ -90,7 +90,6 @@ SHARING_SPEC = """
 [study]
 name = "sharing"
 seed = 3
-allow_modules = ["study_test_estimators"]
 
 [protocol]
 kind = "kfold"
@@ -119,7 +118,7 @@ wrapper = { class = "sklearn.calibration.CalibratedClassifierCV", params = { met
 def test_runner_fits_the_base_classifier_once_per_fold(tmp_path, test_estimators_on_path):
     import study_test_estimators as ste
 
-    spec = parse_spec(SHARING_SPEC)
+    spec = parse_spec(SHARING_SPEC, allow_modules=[test_estimators_on_path])
     before = ste.CountingNaiveBayes.fits
     tree = run(spec, tmp_path / "store", n_jobs=1, progress=False)
     # per fold: 1 shared fit (raw + both refits) + 2 x 2 CV fits; unshared it would be 7
@@ -147,7 +146,7 @@ kind = "split"
 calibrator = { class = "bayescal.calibration.IsotonicCalibrator" }
 """
     before = ste.CountingNaiveBayes.fits
-    tree = run(parse_spec(text), tmp_path / "store", n_jobs=1, progress=False)
+    tree = run(parse_spec(text, allow_modules=[test_estimators_on_path]), tmp_path / "store", n_jobs=1, progress=False)
     assert tree.attrs["errors"] == "{}"
     # per fold: raw/full/cv's refit share 1 fit, cv adds 2, split fits its own: 4 (not 6)
     assert ste.CountingNaiveBayes.fits - before == 3 * 4

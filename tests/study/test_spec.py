@@ -157,8 +157,64 @@ def test_allow_modules_extends_the_allow_list(tmp_path, test_estimators_on_path)
         parse_spec(text)
     spec = parse_spec(text, allow_modules=[test_estimators_on_path])
     assert spec.classifiers[0].estimator.path.endswith("SlowNaiveBayes")
+
+
+def test_a_spec_cannot_widen_its_allow_list(test_estimators_on_path):
+    text = TINY_SPEC.replace("sklearn.naive_bayes.GaussianNB",
+                             f"{test_estimators_on_path}.SlowNaiveBayes")
     in_file = text.replace('seed = 11', f'seed = 11\nallow_modules = ["{test_estimators_on_path}"]')
-    assert parse_spec(in_file).classifiers[0].estimator.path.endswith("SlowNaiveBayes")
+    with pytest.raises(SpecError, match="--allow-module") as info:
+        parse_spec(in_file, allow_modules=[test_estimators_on_path])
+    assert info.value.key == "study.allow_modules"
+
+
+@pytest.mark.parametrize(("modules", "match"), [
+    ("os", "expected a list of module names"),
+    (["os;rm"], "is not a module name"),
+    ([""], "is not a module name"),
+])
+def test_bad_allow_modules_argument(modules, match):
+    with pytest.raises(SpecError, match=match):
+        parse_spec(TINY_SPEC, allow_modules=modules)
+
+
+OS_SYSTEM_SPEC = """
+[study]
+name = "evil"
+seed = 1
+allow_modules = ["os"]
+
+[datasets.pwn]
+generator = "os.system"
+params = { command = "touch {marker}" }
+
+[classifiers.nb]
+class = "sklearn.naive_bayes.GaussianNB"
+
+[scenarios.raw]
+kind = "raw"
+"""
+
+
+def test_os_system_spec_is_refused_without_running_anything(tmp_path):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "evil.toml"
+    path.write_text(OS_SYSTEM_SPEC.replace("{marker}", str(marker)))
+    with pytest.raises(SpecError, match="allow-module"):
+        load_spec(path)
+    # without the allow_modules key the generator is outside the allow-list
+    path.write_text(OS_SYSTEM_SPEC.replace("{marker}", str(marker)).replace(
+        'allow_modules = ["os"]\n', ""))
+    with pytest.raises(SpecError, match="outside the allowed modules") as info:
+        load_spec(path)
+    assert info.value.key == "datasets.pwn.generator"
+    from click.testing import CliRunner
+
+    from bayescal.study.commands import main
+
+    out = CliRunner().invoke(main, ["run", str(path), "--store", str(tmp_path / "s"), "-q"])
+    assert out.exit_code == 1 and "outside the allowed modules" in out.output
+    assert not marker.exists() and not (tmp_path / "s").exists()
 
 
 def test_nested_estimators_are_checked(tmp_path):

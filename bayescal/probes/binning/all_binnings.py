@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.probes.binning.cells import ScoreCells, _beta_posterior, _cumulative_counts
 from bayescal.probes.binning.estimator import _BayesianBinning
@@ -25,18 +27,11 @@ from bayescal.validation import check_positive_int
 
 METHODS = ("fast", "exact")
 
-
-def _check_method(method: Any, max_cut_points: Any) -> int | None:
-    if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(
-            f"`method` must be one of {list(METHODS)}; got {method!r}. Use 'exact' for the "
-            "O(m^2) programme over every binning, 'fast' for the near-linear one."
-        )
-    if max_cut_points is None:
-        return None
-    return check_positive_int(max_cut_points, "max_cut_points", minimum=2)
-
-__all__ = ["ABBCalibrator", "SBBCalibrator"]
+#: Constraints of the parameters SBB and ABB add (checked by ``_validate_params``).
+_METHOD_CONSTRAINTS: dict = {
+    "method": [StrOptions(set(METHODS))],
+    "max_cut_points": [Interval(Integral, 2, None, closed="left"), None],
+}
 
 
 class SBBCalibrator(_BayesianBinning):
@@ -127,6 +122,7 @@ class SBBCalibrator(_BayesianBinning):
     """
 
     _model_name = "SBBCalibrator"
+    _parameter_constraints: dict = {**_METHOD_CONSTRAINTS}
 
     def __init__(self, *, cut_probability: float | None = None, prior_strength: float = 2.0,
                  n_draws: int = 1000, random_state: Any = None, input: str = "score",
@@ -141,7 +137,7 @@ class SBBCalibrator(_BayesianBinning):
         self.max_cut_points = max_cut_points
 
     def _fit_posterior(self, cells: ScoreCells, n_samples: int):
-        max_cut_points = _check_method(self.method, self.max_cut_points)
+        max_cut_points = self.max_cut_points
         q = _cut_probability(self.cut_probability, n_samples, cells.n_cells)
         ess = float(self.prior_strength)
         if self.method == "exact":
@@ -250,6 +246,7 @@ class ABBCalibrator(_BayesianBinning):
     """
 
     _model_name = "ABBCalibrator"
+    _parameter_constraints: dict = {**_METHOD_CONSTRAINTS}
 
     def __init__(self, *, cut_probability: float | None = None, prior_strength: float = 2.0,
                  n_binnings: int = 200, n_draws: int = 1000, random_state: Any = None,
@@ -265,7 +262,7 @@ class ABBCalibrator(_BayesianBinning):
         self.max_cut_points = max_cut_points
 
     def _fit_posterior(self, cells: ScoreCells, n_samples: int):
-        max_cut_points = _check_method(self.method, self.max_cut_points)
+        max_cut_points = self.max_cut_points
         q = _cut_probability(self.cut_probability, n_samples, cells.n_cells)
         n_binnings = check_positive_int(self.n_binnings, "n_binnings")
         ess = float(self.prior_strength)

@@ -1,12 +1,15 @@
-"""Tests of bayescal.study.simulation: seed 004's hypothetical base models."""
+"""Tests of bayescal.datasets.base_models: seed 004's hypothetical base models."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bayescal.datasets import base_model_scores, make_undersampling_simulation
-from bayescal.study.simulation import HypotheticalBaseModel
+from bayescal.datasets import (
+    HypotheticalBaseModel,
+    base_model_scores,
+    make_undersampling_simulation,
+)
 
 
 @pytest.fixture(scope="module")

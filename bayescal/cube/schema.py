@@ -1,0 +1,222 @@
+"""The schema of a result cube: dimensions, variables and the metric registry.
+
+Everything a writer (:mod:`bayescal.study`) or a reader (:mod:`bayescal.stats`,
+:mod:`bayescal.report`) needs to know about the variables of ``/metrics`` is
+defined here once:
+
+* :data:`CELL_DIMS` — the dimensions of a cell (``repeat`` only when the
+  protocol repeats);
+* :data:`METRICS` — the metric registry: for each metric its description,
+  *direction* (``"lower"`` or ``"higher"`` is better; ``None`` for a quantity
+  that is reported but never ranked), units, the probability clipping the
+  scorer applies and what it needs (labels, true probabilities or the probe);
+* :data:`TIMINGS` and :data:`DIAGNOSTICS` — per-cell wall times and posterior
+  diagnostics (registered too, so that they have a direction and units);
+* :data:`STATUS` — the boolean bookkeeping variables ``done``, ``failed``,
+  ``applicable`` and ``converged``.
+
+The study's scorer, the significance tables and the report all ask
+:func:`metric_info` (or :func:`lower_is_better`) rather than keeping lists of
+their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "CELL_DIMS",
+    "DIAGNOSTICS",
+    "METRICS",
+    "STATUS",
+    "TIMINGS",
+    "MetricInfo",
+    "lower_is_better",
+    "metric_info",
+    "metric_names",
+    "variable_description",
+]
+
+#: Dimensions of ``/metrics`` in order; ``repeat`` is present only when the
+#: protocol repeats (repeated k-fold, 5x2 CV, Monte-Carlo CV).
+CELL_DIMS = ("dataset", "classifier", "scenario", "repeat", "fold")
+
+_DIRECTIONS = ("lower", "higher", None)
+_NEEDS = ("labels", "truth", "probe", "timing", "posterior")
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """One float variable of ``/metrics``.
+
+    Attributes
+    ----------
+    name : str
+        Variable name in the cube.
+    description : str
+        One sentence for tables and reports.
+    direction : {"lower", "higher"} or None
+        Which way is better; ``None``: reported, never ranked.
+    units : str
+        Units of the value (``"probability"``, ``"nats"``, ``"s"``, ...).
+    clip : float or None
+        Probabilities are clipped to ``[clip, 1 - clip]`` before scoring
+        (``None``: no clipping).
+    needs : {"labels", "truth", "probe", "timing", "posterior"}
+        What the value is computed from: test labels, true probabilities
+        (synthetic data), the reference probe's predictions, a clock or a
+        posterior.
+    """
+
+    name: str
+    description: str
+    direction: str | None
+    units: str
+    clip: float | None = None
+    needs: str = "labels"
+
+    def __post_init__(self) -> None:
+        if self.direction not in _DIRECTIONS:
+            raise ValueError(f"`direction` of metric {self.name!r} must be one of "
+                             f"{_DIRECTIONS}; got {self.direction!r}.")
+        if self.needs not in _NEEDS:
+            raise ValueError(f"`needs` of metric {self.name!r} must be one of {_NEEDS}; "
+                             f"got {self.needs!r}.")
+
+    @property
+    def ranked(self) -> bool:
+        """Whether tables mark a best value of this variable."""
+        return self.direction is not None
+
+
+#: Probabilities are clipped at this value before the log loss (seed 000's tables
+#: and scikit-learn's convention): one zero probability gives a large finite loss.
+LOG_LOSS_CLIP = 1e-15
+
+_REGISTRY: tuple[MetricInfo, ...] = (
+    MetricInfo("brier", "Brier score (sum over classes, mean over samples)", "lower",
+               "squared probability"),
+    MetricInfo("log_loss", "log loss (true-class probability clipped at 1e-15)", "lower",
+               "nats", clip=LOG_LOSS_CLIP),
+    MetricInfo("ece", "expected calibration error (binary or top-label, equal-width bins)",
+               "lower", "probability"),
+    MetricInfo("accuracy", "accuracy", "higher", "fraction"),
+    MetricInfo("mcb", "CORP miscalibration of the Brier score (mcb - dsc + unc = brier; NaN "
+               "for multi-class data)", "lower", "squared probability"),
+    MetricInfo("dsc", "CORP discrimination of the Brier score (NaN for multi-class data)",
+               "higher", "squared probability"),
+    MetricInfo("unc", "CORP uncertainty of the Brier score (of the test labels alone, so "
+               "never ranked)", None, "squared probability"),
+    MetricInfo("smooth_ece", "smooth ECE, fixed-point bandwidth (binary or top-label)",
+               "lower", "probability"),
+    MetricInfo("rmse_true", "RMSE against the true probabilities", "lower", "probability",
+               needs="truth"),
+    MetricInfo("mae_true", "MAE against the true probabilities", "lower", "probability",
+               needs="truth"),
+    MetricInfo("probe_rmse", "RMSE against the reference probe's probabilities "
+               "(not applicable to the probe itself)", "lower", "probability", needs="probe"),
+    MetricInfo("probe_coverage", "share of probabilities inside the probe's credible "
+               "interval (not applicable to the probe itself)", "higher", "fraction",
+               needs="probe"),
+    MetricInfo("fit_seconds", "wall time of the fit (shared fits counted in every scenario "
+               "using them)", None, "s", needs="timing"),
+    MetricInfo("predict_seconds", "wall time of predicting the test fold", None, "s",
+               needs="timing"),
+    MetricInfo("rhat_max", "max rank-normalised split R-hat of the posterior (NaN where not "
+               "Bayesian or not sampled)", "lower", "", needs="posterior"),
+    MetricInfo("ess_bulk_min", "min bulk ESS of the posterior (NaN where not sampled)",
+               "higher", "draws", needs="posterior"),
+    MetricInfo("ess_tail_min", "min tail ESS of the posterior (NaN where not sampled)",
+               "higher", "draws", needs="posterior"),
+    MetricInfo("divergences", "divergent transitions (NaN where not Bayesian)", "lower",
+               "transitions", needs="posterior"),
+    MetricInfo("n_chains", "chains of the posterior (NaN where not Bayesian)", None, "chains",
+               needs="posterior"),
+)
+
+#: The registry, by name, in a fixed order.
+METRICS: dict[str, MetricInfo] = {m.name: m for m in _REGISTRY}
+
+#: Wall-clock measurements per cell (they differ between runs by nature).
+TIMINGS = tuple(m.name for m in _REGISTRY if m.needs == "timing")
+#: Posterior diagnostics recorded per cell (NaN where not Bayesian).
+DIAGNOSTICS = tuple(m.name for m in _REGISTRY if m.needs == "posterior")
+
+#: Boolean bookkeeping variables of ``/metrics`` and what they mean.
+STATUS: dict[str, str] = {
+    "done": "cell computed",
+    "failed": "cell raised an error (see the root attribute 'errors')",
+    "applicable": "scenario runs for this classifier",
+    "converged": "the cell's posterior passed its diagnostics (true where there is no "
+                 "posterior; see bayescal.probes.posterior for the thresholds)",
+}
+
+
+def metric_names(*needs: str) -> tuple[str, ...]:
+    """Names of the registered metrics, in registry order.
+
+    Parameters
+    ----------
+    *needs : str
+        Only metrics computed from these (default: labels, truth and probe —
+        the scored metrics a spec may list).
+
+    Examples
+    --------
+    >>> metric_names("truth")
+    ('rmse_true', 'mae_true')
+    """
+    for n in needs:
+        if n not in _NEEDS:
+            raise ValueError(f"`needs` must be among {_NEEDS}; got {n!r}.")
+    wanted = needs or ("labels", "truth", "probe")
+    return tuple(m.name for m in _REGISTRY if m.needs in wanted)
+
+
+def metric_info(name: str) -> MetricInfo:
+    """The registry entry of ``name``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a registered metric; the message lists them.
+
+    Examples
+    --------
+    >>> metric_info("accuracy").direction
+    'higher'
+    """
+    try:
+        return METRICS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown metric {name!r}; registered metrics: {list(METRICS)}") \
+            from None
+
+
+def lower_is_better(name: str) -> bool:
+    """Whether smaller values of the registered metric ``name`` are better.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown or not ranked (its direction is ``None``).
+
+    Examples
+    --------
+    >>> lower_is_better("brier"), lower_is_better("accuracy")
+    (True, False)
+    """
+    info = metric_info(name)
+    if info.direction is None:
+        raise ValueError(f"metric {name!r} is not ranked (no better direction): "
+                         f"{info.description}")
+    return info.direction == "lower"
+
+
+def variable_description(name: str) -> str:
+    """Description of any variable of ``/metrics`` (metric or status)."""
+    if name in METRICS:
+        info = METRICS[name]
+        direction = "" if info.direction is None else f" ({info.direction} is better)"
+        return info.description + direction
+    return STATUS.get(name, "")
