@@ -81,8 +81,8 @@ _REDUCTION_CHECKS = (
     "check_classifiers_classes check_classifiers_one_label "
     "check_classifiers_one_label_sample_weights check_classifiers_regression_target "
     "check_classifiers_train check_complex_data check_dict_unchanged "
-    "check_dont_overwrite_parameters check_dtype_object check_estimator_sparse_array "
-    "check_estimator_sparse_matrix check_estimator_sparse_tag check_estimators_dtypes "
+    "check_dont_overwrite_parameters check_dtype_object "
+    "check_estimators_dtypes "
     "check_estimators_empty_data_messages check_estimators_fit_returns_self "
     "check_estimators_nan_inf check_estimators_overwrite_params check_estimators_pickle "
     "check_f_contiguous_array_estimator check_fit2d_1feature check_fit2d_1sample "
@@ -115,8 +115,6 @@ _Y_2D = (
 _MISSING_COMMON = {
     "check_estimators_nan_inf": _MISSING_VALUES,
     "check_complex_data": _WORDING,
-    "check_estimators_empty_data_messages": _WORDING,
-    "check_fit2d_predict1d": _WORDING,
     "check_n_features_in_after_fitting": _FEATURE_COUNT,
 }
 
@@ -128,7 +126,6 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     },
     "MultipleImputationClassifier": {
         **_MISSING_COMMON,
-        "check_fit2d_1sample": _WORDING,
         "check_requires_y_none": _WORDING,
         "check_supervised_y_2d": _Y_2D,
     },
@@ -153,7 +150,6 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
         "check_pipeline_consistency": "inherent: score(estimator) takes a classifier, so a "
         "pipeline's score(X, y) cannot be compared with it",
         "check_complex_data": _WORDING,
-        "check_estimators_empty_data_messages": _WORDING,
         "check_n_features_in": _FEATURE_COUNT,
         "check_n_features_in_after_fitting": _FEATURE_COUNT,
     },
