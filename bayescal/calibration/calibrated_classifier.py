@@ -26,7 +26,7 @@ from bayescal.calibration.generation import generate_calibration_data, group_bin
 from bayescal.validation import (
     check_consistent_length,
     check_matrix,
-    check_n_classes_present,
+    encode_labels,
 )
 
 __all__ = ["SCENARIOS", "CalibratedClassifier"]
@@ -235,11 +235,8 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "is None."
             )
         y_arr = np.asarray(y)
-        if y_arr.ndim != 1:
-            raise ValueError(f"`y` must be 1-D; got an array of shape {y_arr.shape}.")
         check_consistent_length(X=X_, y=y_arr)
-        classes, codes = np.unique(y_arr, return_inverse=True)
-        check_n_classes_present(codes, "y")
+        classes, codes = encode_labels(y_arr, "y")
         self.classes_ = classes
         self.n_features_in_ = X_.shape[1]
         n_classes = classes.shape[0]

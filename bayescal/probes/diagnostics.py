@@ -29,7 +29,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -68,32 +67,23 @@ class DiagnosticThresholds:
     ----------
     rhat_max : float, default=1.01
         Largest acceptable rank-normalised split R-hat (Vehtari et al. 2021).
-    ess_bulk_min : float, default=400
-        Smallest acceptable bulk effective sample size, over all chains
-        (Vehtari et al. 2021 recommend 100 per chain with four chains).
-    ess_tail_min : float, default=400
-        Smallest acceptable tail (5 % and 95 % quantile) effective sample size.
+    ess_min_per_chain : float, default=100
+        Smallest acceptable bulk and tail ESS per chain (Vehtari et al. 2021:
+        100 per chain, 400 with four chains); a posterior of ``n_chains``
+        chains needs ``ess_needed(n_chains)`` in total. The result cube
+        records ``n_chains`` so that it applies the same rule.
     divergences_max : int, default=0
         Largest acceptable number of divergent transitions.
-
-    Notes
-    -----
-    The ESS limits are totals rather than per chain so that the result cube,
-    which records the smallest ESS but not the number of chains, applies the
-    same rule as the estimator that produced it.
     """
 
     rhat_max: float = 1.01
-    ess_bulk_min: float = 400.0
-    ess_tail_min: float = 400.0
+    ess_min_per_chain: float = 100.0
     divergences_max: int = 0
 
-    def describe(self) -> str:
-        """The rule in words, e.g. for a report: ``"R-hat ≤ 1.01, bulk ESS ≥ 400, ..."``."""
-        return (
-            f"R-hat ≤ {self.rhat_max}, bulk ESS ≥ {self.ess_bulk_min:.0f}, tail ESS ≥ "
-            f"{self.ess_tail_min:.0f}, at most {self.divergences_max} divergent transitions"
-        )
+    def ess_needed(self, n_chains: Any = 1) -> float:
+        """The smallest acceptable total ESS of a posterior with ``n_chains`` chains."""
+        chains = float(n_chains) if n_chains is not None else 1.0
+        return self.ess_min_per_chain * (max(chains, 1.0) if np.isfinite(chains) else 1.0)
 
 
 #: The one set of convergence thresholds used by estimators, the cube and the report.
@@ -151,7 +141,8 @@ class PosteriorDiagnostics(Mapping):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "failures", tuple(self.failures))
-        object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+        # a plain dict copy (not a MappingProxyType) so that dataclasses.asdict works
+        object.__setattr__(self, "extra", dict(self.extra))
 
     @property
     def converged(self) -> bool:
@@ -200,9 +191,10 @@ def diagnostic_failures(
     Parameters
     ----------
     values : mapping
-        Has some of ``rhat_max``, ``ess_bulk_min``, ``ess_tail_min`` and
-        ``divergences`` (a :class:`PosteriorDiagnostics`, a row of the cube).
-        Missing or NaN values are not applicable and never fail.
+        Has some of ``rhat_max``, ``ess_bulk_min``, ``ess_tail_min``,
+        ``divergences`` and ``n_chains`` (a :class:`PosteriorDiagnostics`, a
+        row of the cube; one chain where ``n_chains`` is missing). Missing or
+        NaN values are not applicable and never fail.
     thresholds : DiagnosticThresholds, optional
         Default :data:`DIAGNOSTIC_THRESHOLDS`.
 
@@ -215,10 +207,8 @@ def diagnostic_failures(
     rhat = float(values.get("rhat_max", np.nan))
     if np.isfinite(rhat) and rhat > th.rhat_max:
         failures.append(f"max R-hat {rhat:.3f} > {th.rhat_max}")
-    for key, label, limit in (
-        ("ess_bulk_min", "bulk", th.ess_bulk_min),
-        ("ess_tail_min", "tail", th.ess_tail_min),
-    ):
+    limit = th.ess_needed(values.get("n_chains", 1))
+    for key, label in (("ess_bulk_min", "bulk"), ("ess_tail_min", "tail")):
         ess = float(values.get(key, np.nan))
         if np.isfinite(ess) and ess < limit:
             failures.append(f"min {label} ESS {ess:.0f} < {limit:.0f}")
@@ -312,13 +302,14 @@ def posterior_diagnostics(
         "ess_tail_min": ess_tail,
         "divergences": divergences,
     }
+    checked = {**values, "n_chains": chains}
     return PosteriorDiagnostics(
         sampler=str(sampler),
         inference=str(inference),
         seconds=float(seconds),
         n_chains=chains,
         n_draws=draws,
-        failures=(*failures, *diagnostic_failures(values, thresholds)),
+        failures=(*failures, *diagnostic_failures(checked, thresholds)),
         extra=dict(extra or {}),
         **values,
     )

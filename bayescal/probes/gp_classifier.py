@@ -54,9 +54,8 @@ from bayescal.validation import (
     check_choice,
     check_consistent_length,
     check_fraction,
-    check_labels,
     check_matrix,
-    check_n_classes_present,
+    encode_labels,
 )
 
 __all__ = ["BayesianGPClassifier", "gp_classifier_model"]
@@ -392,14 +391,8 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self._check_param_combinations()
         Xv = check_matrix(X, "X", min_samples=2)
         y_raw = np.asarray(y)
-        if y_raw.ndim != 1:
-            raise ValueError(f"`y` must be 1-D; got an array of shape {y_raw.shape}.")
         check_consistent_length(X=Xv, y=y_raw)
-        if y_raw.dtype.kind == "f" and not np.all(np.isfinite(y_raw)):
-            raise ValueError("`y` contains NaN or inf.")
-        self.classes_, codes = np.unique(y_raw, return_inverse=True)
-        codes = check_labels(codes, "y")
-        check_n_classes_present(codes, "y")
+        self.classes_, codes = encode_labels(y_raw, "y")
         self.n_features_in_ = Xv.shape[1]
         self.x_mean_ = Xv.mean(axis=0)
         scale = Xv.std(axis=0)

@@ -1,10 +1,8 @@
 """Posterior diagnostics of a study: the per-cell table, trace and rank plots.
 
 The table reads the cube's ``rhat_max``, ``ess_bulk_min`` and ``divergences``
-(NaN where a model is not Bayesian) and applies the package's one set of
-convergence thresholds (:data:`bayescal.probes.diagnostics.DIAGNOSTIC_THRESHOLDS`,
-the ones every estimator applies to its own posterior) through
-:func:`bayescal.probes.diagnostics.diagnostic_failures`. The plots take a
+(NaN where a model is not Bayesian) and applies the thresholds of
+:func:`bayescal.probes.posterior.diagnostic_failures`. The plots take a
 posterior (``idata_``, an ``xarray.DataTree`` with a ``posterior`` group):
 :func:`plot_trace` is ArviZ's ``plot_trace``; :func:`plot_rank_histogram` is a
 rank histogram drawn by hand on one matplotlib axes (ArviZ 1.x draws its rank
@@ -25,7 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
-    from bayescal.probes.diagnostics import DiagnosticThresholds
+    from bayescal.probes.posterior import DiagnosticThresholds
 
 __all__ = ["diagnostics_table", "plot_rank_histogram", "plot_trace", "threshold_words",
            "worst_fit"]
@@ -34,10 +32,12 @@ _DIAGNOSTICS = ("rhat_max", "ess_bulk_min", "divergences")
 
 
 def threshold_words(thresholds: DiagnosticThresholds | None = None) -> str:
-    """What passing the package's one set of convergence thresholds needs, in words."""
-    from bayescal.probes.diagnostics import DIAGNOSTIC_THRESHOLDS
+    """The failure conditions of :mod:`bayescal.probes.posterior`, in words."""
+    from bayescal.probes.posterior import DiagnosticThresholds
 
-    return f"passing needs {(thresholds or DIAGNOSTIC_THRESHOLDS).describe()}"
+    th = thresholds or DiagnosticThresholds()
+    return (f"R-hat > {th.rhat_max:g}, bulk or tail ESS < {th.ess_min_per_chain:g} per chain, "
+            f"or more than {th.divergences_max} divergent transitions")
 
 
 def diagnostics_table(
@@ -50,9 +50,9 @@ def diagnostics_table(
     metrics : xarray.DataTree or xarray.Dataset
         The result cube or its ``/metrics`` Dataset.
     thresholds : DiagnosticThresholds, optional
-        Limits; default
-        :data:`~bayescal.probes.diagnostics.DIAGNOSTIC_THRESHOLDS` (the rule
-        the estimators applied when they were fitted). Where the cube has the
+        Limits (default: those of :mod:`bayescal.probes.posterior`, the ones
+        the estimators apply). The ESS limit is per chain, using the cube's
+        ``n_chains`` (one chain where it is missing). Where the cube has the
         ``converged`` variable and no ``thresholds`` are given, the verdict
         recorded when the cell ran is used.
 
@@ -73,13 +73,13 @@ def diagnostics_table(
     """
     import pandas as pd
 
-    from bayescal.probes.diagnostics import diagnostic_failures
+    from bayescal.probes.posterior import diagnostic_failures
 
     ds = metrics_dataset(metrics)
     missing = [v for v in _DIAGNOSTICS if v not in ds]
     if missing:
         raise ValueError(f"the cube has no diagnostic variable(s) {missing}; is it a study cube?")
-    extra = [v for v in ("ess_tail_min",) if v in ds]
+    extra = [v for v in ("ess_tail_min", "n_chains") if v in ds]
     recorded = "converged" in ds and thresholds is None
     names = [*_DIAGNOSTICS, *extra, *(["converged"] if recorded else [])]
     frame = ds[names].to_dataframe().reset_index()
@@ -92,13 +92,15 @@ def diagnostics_table(
         record = {k: float(row[k]) for k in (*_DIAGNOSTICS, *extra) if k != "divergences"}
         div = row["divergences"]
         record["divergences"] = int(div) if np.isfinite(div) else 0
+        if not np.isfinite(record.get("n_chains", np.nan)):
+            record.pop("n_chains", None)
         found = diagnostic_failures(record, thresholds)
         if recorded and not bool(row["converged"]) and not found:
             found = ["failed when the cell ran"]
         elif recorded and bool(row["converged"]):
             found = []
         failures.append("; ".join(found))
-    frame = frame.drop(columns=[c for c in ("converged",) if c in frame])
+    frame = frame.drop(columns=[c for c in ("converged", "n_chains") if c in frame])
     frame["failures"] = pd.Series(failures, dtype=object)
     frame["failed"] = frame["failures"].str.len() > 0
     return frame

@@ -275,8 +275,8 @@ def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int)
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
     n_failed = int(diag["failed"].sum())
     verdict = (
-        f"<p class='ok'>All {len(diag)} Bayesian fits pass their diagnostics "
-        f"({esc(threshold_words())}).</p>"
+        f"<p class='ok'>All {len(diag)} Bayesian fits pass their diagnostics (none has "
+        f"{esc(threshold_words())}).</p>"
         if n_failed == 0
         else f"<p class='note'><b>{n_failed}</b> of {len(diag)} fits fail (red rows).</p>"
     )

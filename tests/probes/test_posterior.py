@@ -163,12 +163,13 @@ def test_method_failures_are_kept_and_warn_with_their_category():
     ("values", "expected"),
     [
         ({"rhat_max": 1.02}, ["max R-hat 1.020 > 1.01"]),
-        ({"ess_bulk_min": 399.0}, ["min bulk ESS 399 < 400"]),
-        ({"ess_tail_min": 10.0, "divergences": 2}, ["min tail ESS 10 < 400", "2 divergent transitions"]),
+        ({"ess_bulk_min": 99.0}, ["min bulk ESS 99 < 100"]),
+        ({"ess_bulk_min": 199.0, "n_chains": 2}, ["min bulk ESS 199 < 200"]),
+        ({"ess_tail_min": 10.0, "divergences": 2}, ["min tail ESS 10 < 100", "2 divergent transitions"]),
         ({"rhat_max": np.nan, "ess_bulk_min": np.nan, "divergences": np.nan}, []),
-        ({"rhat_max": 1.01, "ess_bulk_min": 400.0, "ess_tail_min": 400.0}, []),
+        ({"rhat_max": 1.01, "ess_bulk_min": 400.0, "ess_tail_min": 400.0, "n_chains": 4}, []),
     ],
 )
 def test_thresholds_are_defined_once_and_applied_to_records(values, expected):
-    assert DIAGNOSTIC_THRESHOLDS.rhat_max == 1.01 and DIAGNOSTIC_THRESHOLDS.ess_bulk_min == 400
+    assert DIAGNOSTIC_THRESHOLDS.rhat_max == 1.01 and DIAGNOSTIC_THRESHOLDS.ess_min_per_chain == 100
     assert diagnostic_failures(values) == expected

@@ -19,9 +19,9 @@ def test_diagnostic_record_uses_the_shared_thresholds():
     values, ok, why = diagnostic_record({"rhat_max": 1.2, "ess_bulk_min": 900.0,
                                          "divergences": 0, "n_chains": 4})
     assert not ok and why == "max R-hat 1.200 > 1.01" and values["rhat_max"] == 1.2
-    # ESS is judged in total over chains, against the one threshold (400)
-    assert diagnostic_record({"ess_bulk_min": 450.0, "n_chains": 4})[1]
-    assert not diagnostic_record({"ess_bulk_min": 300.0, "n_chains": 2})[1]
+    # ESS is judged per chain: 300 passes with 2 chains, fails with 4 (100 per chain)
+    assert diagnostic_record({"ess_bulk_min": 300.0, "n_chains": 2})[1]
+    assert not diagnostic_record({"ess_bulk_min": 300.0, "n_chains": 4})[1]
     # an estimator's own verdict wins; NaN (not sampled) never fails
     assert diagnostic_record({"rhat_max": 1.5, "failures": []})[1]
     assert diagnostic_record({"rhat_max": float("nan")})[1]
