@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "encode_labels",
     "check_array_1d",
     "check_binary_scores",
     "check_consistent_length",
@@ -188,6 +189,11 @@ def check_matrix(
     -------
     ndarray of shape (n, d), float64
     """
+    if hasattr(values, "toarray") and hasattr(values, "nnz"):
+        raise TypeError(
+            f"`{name}` is a sparse matrix, which is not supported: pass a dense array "
+            f"({name}.toarray())."
+        )
     arr = _as_float_array(values, name)
     if arr.ndim == 1:
         raise ValueError(
@@ -244,19 +250,8 @@ def check_binary_scores(values: Any, name: str = "scores", *, input: str = "scor
     _check_not_empty(arr, name)
     _check_finite(arr, name)
     if probabilities:
-        _check_bounds_with_remedy(arr, name)
-    return arr
-
-
-def _check_bounds_with_remedy(arr: np.ndarray, name: str) -> None:
-    """[0, 1] bounds of probability scores, naming ``input="decision"`` as the remedy."""
-    try:
         _check_bounds(arr, name, 0.0, 1.0)
-    except ValueError as exc:
-        raise ValueError(
-            f"{exc} Probability scores (input='score' or 'logit') lie in [0, 1]; for decision "
-            "values, margins or logits (e.g. SVC.decision_function) pass input='decision'."
-        ) from None
+    return arr
 
 
 def check_probability_matrix(
@@ -404,6 +399,74 @@ def check_n_classes_present(labels: np.ndarray, name: str = "y", minimum: int = 
             f"{minimum} are needed to fit; check the data split (a stratified split keeps "
             "every class)."
         )
+
+
+def encode_labels(
+    values: Any, name: str = "y", *, minimum_classes: int = 2
+) -> tuple[np.ndarray, np.ndarray]:
+    """Class labels of any sortable kind (ints, strings, bools) as codes ``0..K-1``.
+
+    The one place where classifiers turn ``y`` into ``classes_`` and codes.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        Labels.
+    name : str, default="y"
+        Argument name used in error messages.
+    minimum_classes : int, default=2
+        Fewest distinct classes accepted.
+
+    Returns
+    -------
+    classes : ndarray of shape (K,)
+        The sorted distinct labels (``np.unique``).
+    codes : ndarray of shape (n,), int64
+        Index of each label in ``classes``.
+
+    Raises
+    ------
+    ValueError
+        For a ``y`` that is not 1-D, is empty, holds NaN/inf or continuous
+        values (worded "Unknown label type: continuous" as scikit-learn's
+        checks expect), or has fewer than ``minimum_classes`` classes.
+    TypeError
+        For labels of mixed types that cannot be sorted.
+
+    Examples
+    --------
+    >>> classes, codes = encode_labels(["b", "a", "b"])
+    >>> classes.tolist(), codes.tolist()
+    (['a', 'b'], [1, 0, 1])
+    """
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"`{name}` must be 1-D (one label per sample); got an array of shape {arr.shape}. "
+            "Use y.ravel() for a single column."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(f"`{name}` is empty; at least one sample is required.")
+    if arr.dtype.kind in "fc":
+        if arr.dtype.kind == "c":
+            raise TypeError(f"`{name}` must hold class labels; got complex values.")
+        _check_finite(arr, name)
+        fractional = arr != np.round(arr)
+        if fractional.any():
+            raise ValueError(
+                f"Unknown label type: continuous. `{name}` must hold class labels; "
+                f"{describe_bad_values(arr, fractional)} are not whole numbers. Bin a "
+                "continuous target into classes first, or use a regressor."
+            )
+    try:
+        classes, codes = np.unique(arr, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(
+            f"`{name}` holds labels of mixed types that cannot be sorted ({exc}); use one "
+            "type for every label, e.g. y.astype(str)."
+        ) from None
+    check_n_classes_present(codes, name, minimum_classes)
+    return classes, codes.astype(np.int64)
 
 
 def check_consistent_length(**arrays: Any) -> int:

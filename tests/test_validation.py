@@ -105,3 +105,41 @@ def test_probability_pair_returns_both_as_matrices():
     a, b = v.check_probability_pair([0.25], [[0.5, 0.5]], "p", "q")
     np.testing.assert_allclose(a, [[0.75, 0.25]])
     np.testing.assert_allclose(b, [[0.5, 0.5]])
+
+
+def test_encode_labels_codes_any_sortable_labels():
+    from bayescal.validation import encode_labels
+
+    classes, codes = encode_labels(np.array(["b", "a", "b", "c"]))
+    assert classes.tolist() == ["a", "b", "c"] and codes.tolist() == [1, 0, 1, 2]
+    classes, codes = encode_labels([True, False, True])
+    assert classes.tolist() == [False, True] and codes.dtype == np.int64
+    classes, codes = encode_labels([3.0, -1.0, 3.0])
+    assert classes.tolist() == [-1.0, 3.0] and codes.tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("y", "error", "match"),
+    [
+        ([[0], [1]], ValueError, r"`y` must be 1-D .* y.ravel\(\)"),
+        ([], ValueError, "`y` is empty"),
+        ([0.0, np.nan, 1.0], ValueError, "y"),
+        ([0.5, 1.0, 0.0], ValueError, "Unknown label type: continuous. `y`"),
+        ([1, 1, 1], ValueError, "single class"),
+        (np.array([1, "a"], dtype=object), TypeError, "mixed types"),
+    ],
+)
+def test_encode_labels_bad_input(y, error, match):
+    from bayescal.validation import encode_labels
+
+    with pytest.raises(error, match=match):
+        encode_labels(y)
+
+
+def test_check_matrix_names_sparse_input():
+    import scipy.sparse as sp
+
+    from bayescal.validation import check_matrix
+
+    with pytest.raises(TypeError, match=r"`X` is a sparse matrix.*X.toarray\(\)"):
+        check_matrix(sp.csr_matrix(np.eye(3)))

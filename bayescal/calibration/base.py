@@ -21,6 +21,7 @@ checking happens here, once (DESIGN.md, "Bad input").
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -74,11 +75,17 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
         try:
             return check_binary_scores(scores, "scores", input=kind)
         except ValueError as exc:
-            if "decision" in self._score_inputs or kind == "decision" or "[0, 1]" not in str(exc):
+            if kind == "decision" or not re.search(r"must be [<>]= [01]", str(exc)):
                 raise
+            remedy = (
+                "for decision values, margins or logits (e.g. SVC.decision_function) pass "
+                "input='decision'."
+                if "decision" in self._score_inputs
+                else self._decision_remedy
+            )
             raise ValueError(
-                f"{str(exc).split(' Probability scores')[0]} {type(self).__name__} reads "
-                f"probabilities in [0, 1]. {self._decision_remedy}"
+                f"{exc} {type(self).__name__} reads probabilities in [0, 1] "
+                f"(input={kind!r}); {remedy}"
             ) from None
 
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> BinaryCalibrator:

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict, train_test_split
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration._scores import calibrator_for, classifier_scores, score_method
@@ -25,7 +26,7 @@ from bayescal.calibration.generation import generate_calibration_data, group_bin
 from bayescal.validation import (
     check_consistent_length,
     check_matrix,
-    check_n_classes_present,
+    encode_labels,
 )
 
 __all__ = ["SCENARIOS", "CalibratedClassifier"]
@@ -106,6 +107,11 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     n_calibration_samples_ : int
         Rows the calibrator was fitted on (0 without calibrator).
     n_features_in_ : int
+    diagnostics_ : PosteriorDiagnostics
+        The posterior diagnostics of a Bayesian calibrator (e.g.
+        :class:`~bayescal.probes.BayesianSplineCalibrator`) or, when the
+        calibrator has none, of a Bayesian estimator; absent (AttributeError)
+        when neither is Bayesian.
 
     Notes
     -----
@@ -229,11 +235,8 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "is None."
             )
         y_arr = np.asarray(y)
-        if y_arr.ndim != 1:
-            raise ValueError(f"`y` must be 1-D; got an array of shape {y_arr.shape}.")
         check_consistent_length(X=X_, y=y_arr)
-        classes, codes = np.unique(y_arr, return_inverse=True)
-        check_n_classes_present(codes, "y")
+        classes, codes = encode_labels(y_arr, "y")
         self.classes_ = classes
         self.n_features_in_ = X_.shape[1]
         n_classes = classes.shape[0]
@@ -345,6 +348,57 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """The class of highest calibrated probability."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+    # --------------------------------------------------------------- posterior
+    @property
+    def diagnostics_(self) -> Any:
+        """Diagnostics of the Bayesian calibrator, else of a Bayesian estimator."""
+        for part in (getattr(self, "calibrator_", None), getattr(self, "estimator_", None)):
+            diagnostics = getattr(part, "diagnostics_", None)
+            if diagnostics is not None:
+                return diagnostics
+        raise AttributeError(
+            "diagnostics_: neither the calibrator nor the estimator of this "
+            "CalibratedClassifier has a posterior (or it is not fitted)."
+        )
+
+    def _has_interval(self) -> bool:
+        """Whether the part that makes the final probability has ``predict_interval``."""
+        if SCENARIOS.get(self.scenario, True):
+            part = getattr(self, "calibrator_", None) or self.calibrator
+        else:
+            part = getattr(self, "estimator_", None) or self.estimator
+        return hasattr(part, "predict_interval")
+
+    @available_if(_has_interval)
+    def predict_interval(self, X: Any, prob: float = 0.9, *, kind: str = "eti") -> np.ndarray:
+        """Credible interval of each calibrated class probability.
+
+        Available when the calibrator is Bayesian (or, for ``raw`` and
+        ``internal``, the estimator is): the interval of the calibration
+        map's posterior at the estimator's scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Features.
+        prob : float, default=0.9
+            Credible mass.
+        kind : {"eti", "hdi"}, default="eti"
+            Equal-tailed or highest-density interval.
+
+        Returns
+        -------
+        ndarray of shape (n, K, 2)
+            Lower (``[..., 0]``) and upper (``[..., 1]``) bounds.
+        """
+        check_is_fitted(self, "estimator_")
+        X_ = _check_features(X)
+        if self.calibrator_ is None:
+            return np.asarray(self.estimator_.predict_interval(X_, prob, kind=kind))
+        P = self._scores(X_)
+        scores = P[:, 1] if (self.classes_.shape[0] == 2 and P.ndim == 2) else P
+        return np.asarray(self.calibrator_.predict_interval(scores, prob, kind=kind))
 
 
 def _check_features(X: Any, min_samples: int = 1) -> np.ndarray:

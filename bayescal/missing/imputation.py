@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.missing.rubin import total_uncertainty
@@ -25,8 +24,8 @@ from bayescal.validation import (
     check_choice,
     check_consistent_length,
     check_matrix,
-    check_n_classes_present,
     check_positive_int,
+    encode_labels,
 )
 
 __all__ = ["MultipleImputationClassifier"]
@@ -146,16 +145,14 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         X = check_matrix(X, "X", allow_nan=True)
         y = np.asarray(y)
         check_consistent_length(X=X, y=y)
-        encoder = LabelEncoder().fit(y)
-        codes = encoder.transform(y)
-        check_n_classes_present(codes, "y")
+        classes, codes = encode_labels(y, "y")
         all_missing = np.isnan(X).all(axis=0)
         if all_missing.any():
             raise ValueError(
                 f"`X` has no observed value in column(s) {np.flatnonzero(all_missing).tolist()}; "
                 "drop them first: nothing can be imputed from them."
             )
-        self.classes_ = encoder.classes_
+        self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         seeds = self._seeds()
         template = self.imputer if self.imputer is not None else _default_imputer()
@@ -220,6 +217,7 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (m, n, K)
         """
+        check_is_fitted(self, "estimators_")
         return self._predict_on_imputed(self.estimators_, self.impute(X))
 
     def predict_proba(self, X: Any) -> np.ndarray:

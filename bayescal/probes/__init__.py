@@ -26,6 +26,8 @@ from bayescal.probes.dirichlet_map import BayesianDirichletCalibrator
 from bayescal.probes.gp_classifier import BayesianGPClassifier
 from bayescal.probes.logistic import BayesianLogisticRegression
 from bayescal.probes.posterior import (
+    DIAGNOSTIC_THRESHOLDS,
+    PosteriorDiagnostics,
     PosteriorDiagnosticsWarning,
     credible_interval,
     summarize_diagnostics,
@@ -33,6 +35,7 @@ from bayescal.probes.posterior import (
 from bayescal.probes.sampling import PosteriorFit, sample_posterior
 
 __all__ = [
+    "DIAGNOSTIC_THRESHOLDS",
     "ABBCalibrator",
     "BBQCalibrator",
     "BayesianBetaCalibrator",
@@ -41,6 +44,7 @@ __all__ = [
     "BayesianLogisticRegression",
     "BayesianPlattCalibrator",
     "BayesianSplineCalibrator",
+    "PosteriorDiagnostics",
     "PosteriorDiagnosticsWarning",
     "PosteriorFit",
     "SBBCalibrator",

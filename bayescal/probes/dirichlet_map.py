@@ -131,8 +131,8 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
     ----------
     idata_ : xarray.DataTree
         Posterior of ``weights`` and ``intercept``.
-    diagnostics_ : dict
-        See :func:`bayescal.probes.posterior.summarize_diagnostics`.
+    diagnostics_ : PosteriorDiagnostics
+        See :mod:`bayescal.probes.diagnostics`.
     n_clipped_ : int
         Entries clipped in ``fit``.
     classes_ : ndarray of shape (K,)

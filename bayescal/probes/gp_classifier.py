@@ -19,7 +19,6 @@ amplitude, under a probit (or logit) link. Three inferences share the model:
 from __future__ import annotations
 
 import time
-import warnings
 from numbers import Integral, Real
 from typing import Any
 
@@ -48,17 +47,15 @@ from bayescal.probes.posterior import (
     PosteriorDiagnosticsWarning,
     PosteriorPredictiveMixin,
     credible_interval,
-    summarize_diagnostics,
-    warn_if_unconverged,
+    record_diagnostics,
 )
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
     check_choice,
     check_consistent_length,
     check_fraction,
-    check_labels,
     check_matrix,
-    check_n_classes_present,
+    encode_labels,
 )
 
 __all__ = ["BayesianGPClassifier", "gp_classifier_model"]
@@ -213,11 +210,13 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         from the EP Gaussian approximation (dims ``chain, draw, latent, obs``),
         and an ``ep`` group with the EP mean and marginal variance of ``f``, the
         site parameters and the fitted ``lengthscale``/``amplitude`` per latent.
-    diagnostics_ : dict
-        Max R-hat, min bulk/tail ESS, divergences, sampler, seconds. ``ep``:
-        ``sampler="ep"``, NaN R-hat/ESS, ``ep_sweeps``, ``ep_converged`` and
-        the optimiser's message; a non-converged EP warns
-        (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`).
+    diagnostics_ : PosteriorDiagnostics
+        Max R-hat, min bulk/tail ESS, divergences, sampler, seconds, failures
+        (:mod:`bayescal.probes.diagnostics`). ``ep``: ``sampler="ep"``, NaN
+        R-hat/ESS, ``extra`` holds ``ep_sweeps``, ``ep_converged``, the
+        kernel choice and the optimiser's message; a non-converged EP fails and
+        warns (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`, a
+        :class:`~bayescal.probes.diagnostics.PosteriorDiagnosticsWarning`).
     theta_ : ndarray of shape (n_latent, D + 1)
         ``ep`` only: fitted log length-scales and log amplitude per latent.
     ard_ : ndarray of bool, shape (n_latent,)
@@ -318,13 +317,13 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     }
 
     def __init__(self, *, kernel: str = "rbf", ard: bool | str = "auto", inference: str = "auto",
-                 likelihood: str = "probit", draws: int = 500, tune: int = 500,
+                 n_inducing: int = 400, likelihood: str = "probit", draws: int = 500, tune: int = 500,
                  chains: int = 2, n_basis: int = 12, hsgp_c: float = 1.5,
                  lengthscale: float | None = None, amplitude: float | None = None,
                  lengthscale_prior: tuple[float, float] = (3.0, 3.0),
                  amplitude_prior: float = 2.0, sampler: str = "pymc", cores: int = 1,
                  ep_mode: str = "parallel", ep_tol: float = 1e-4, max_sweeps: int = 200,
-                 n_restarts: int = 1, n_inducing: int = 400, blas_threads: int | None = 1, random_state: Any = None) -> None:
+                 n_restarts: int = 1, blas_threads: int | None = 1, random_state: Any = None) -> None:
         self.kernel = kernel
         self.ard = ard
         self.inference = inference
@@ -392,14 +391,8 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self._check_param_combinations()
         Xv = check_matrix(X, "X", min_samples=2)
         y_raw = np.asarray(y)
-        if y_raw.ndim != 1:
-            raise ValueError(f"`y` must be 1-D; got an array of shape {y_raw.shape}.")
         check_consistent_length(X=Xv, y=y_raw)
-        if y_raw.dtype.kind == "f" and not np.all(np.isfinite(y_raw)):
-            raise ValueError("`y` contains NaN or inf.")
-        self.classes_, codes = np.unique(y_raw, return_inverse=True)
-        codes = check_labels(codes, "y")
-        check_n_classes_present(codes, "y")
+        self.classes_, codes = encode_labels(y_raw, "y")
         self.n_features_in_ = Xv.shape[1]
         self.x_mean_ = Xv.mean(axis=0)
         scale = Xv.std(axis=0)
@@ -412,11 +405,10 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             self.inference_ = self.inference
             if self.inference == "auto":
                 self.inference_ = "ep" if Xs.shape[0] <= AUTO_EXACT_MAX_ROWS else "sparse"
-            if self._is_ep():
-                self._fit_ep(Xs, codes)
-            else:
-                self._fit_mcmc(Xs, codes, start)
-        self.diagnostics_["seconds"] = time.perf_counter() - start
+            record = self._fit_ep(Xs, codes) if self._is_ep() else self._fit_mcmc(Xs, codes)
+        record_diagnostics(self, self.idata_, seconds=time.perf_counter() - start,
+                           model=f"BayesianGPClassifier({self.inference_})", stacklevel=4,
+                           **record)
         return self
 
     def _is_ep(self) -> bool:
@@ -432,7 +424,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             return bool(d > 1 and d / n <= ARD_MAX_RATIO)
         return bool(self.ard)
 
-    def _fit_ep(self, Xs: np.ndarray, codes: np.ndarray) -> None:
+    def _fit_ep(self, Xs: np.ndarray, codes: np.ndarray) -> dict[str, Any]:
         import xarray as xr
 
         n, d = Xs.shape
@@ -484,34 +476,27 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             }
         )
         self.idata_ = xr.DataTree.from_dict({"posterior": post, "ep": ep})
-        failures = ([] if converged else ["EP did not converge"]) + collapse
-        self.diagnostics_ = {
-            "rhat_max": float("nan"), "ess_bulk_min": float("nan"),
-            "ess_tail_min": float("nan"), "divergences": 0, "n_chains": int(self.chains),
-            "n_draws": int(self.draws), "sampler": "ep", "seconds": 0.0,
-            "ep_sweeps": int(max(f.result.n_sweeps for f in fits)),
-            "ep_converged": bool(converged),
-            "ep_evaluations": int(sum(f.n_evaluations for f in fits)),
-            "kernel_choice": "; ".join(notes),
-            "optimizer_message": "; ".join(f.optimizer_message for f in fits),
-            "failures": failures, "converged": not failures,
+        ep_failure = [] if converged else [
+            f"EP did not converge within max_sweeps={self.max_sweeps} sweeps "
+            f"(tolerance {self.ep_tol})"]
+        remedies = ([] if converged else [
+            "Increase `max_sweeps`, loosen `ep_tol` or use ep_mode='sequential'."]) + ([
+            "The latent GP explains the labels no better than a constant: check the inputs' "
+            "scaling, try ard=False, more `n_restarts`, or fixed `lengthscale`."] if collapse
+            else [])
+        return {
+            "sampler": "ep",
+            "failures": ep_failure + collapse,
+            "extra": {
+                "ep_sweeps": int(max(f.result.n_sweeps for f in fits)),
+                "ep_converged": bool(converged),
+                "ep_evaluations": int(sum(f.n_evaluations for f in fits)),
+                "kernel_choice": "; ".join(notes),
+                "optimizer_message": "; ".join(f.optimizer_message for f in fits),
+            },
+            "category": PosteriorDiagnosticsWarning if converged else EPConvergenceWarning,
+            "remedy": " ".join(remedies) or None,
         }
-        if not converged:
-            warnings.warn(
-                f"EP did not converge within max_sweeps={self.max_sweeps} sweeps (tolerance "
-                f"{self.ep_tol}); increase `max_sweeps`, loosen `ep_tol` or use "
-                "ep_mode='sequential'.",
-                EPConvergenceWarning,
-                stacklevel=3,
-            )
-        if collapse:
-            warnings.warn(
-                f"BayesianGPClassifier(ep) posterior failed its diagnostics: {'; '.join(collapse)}. "
-                "The latent GP explains the labels no better than a constant: check the "
-                "inputs' scaling, try ard=False, more `n_restarts`, or fixed `lengthscale`.",
-                PosteriorDiagnosticsWarning,
-                stacklevel=3,
-            )
 
     def _fit_one_ep(self, Xs: np.ndarray, yk: np.ndarray):
         """One binary EP latent GP: ``(EPFit, note, ard)``; kernel search unless fixed.
@@ -561,7 +546,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         )
         return fit, "fixed hyper-parameter(s)", ard
 
-    def _fit_mcmc(self, Xs: np.ndarray, codes: np.ndarray, start: float) -> None:
+    def _fit_mcmc(self, Xs: np.ndarray, codes: np.ndarray) -> dict[str, Any]:
         from bayescal.probes.sampling import sample_posterior
 
         n, d = Xs.shape
@@ -594,12 +579,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         self.hsgp_boundary_ = boundary
         names = [v for v in ("lengthscale", "amplitude") if v in fit.idata["posterior"].data_vars]
         latent = [v for v in fit.idata["posterior"].data_vars if v.startswith("f")]
-        self.diagnostics_ = summarize_diagnostics(
-            fit.idata, sampler=fit.sampler, seconds=time.perf_counter() - start,
-            var_names=names + latent,
-        )
-        warn_if_unconverged(self.diagnostics_, model=f"BayesianGPClassifier({self.inference})",
-                            stacklevel=4)
+        return {"sampler": fit.sampler, "var_names": names + latent}
 
     # ------------------------------------------------------------------ prediction
 

@@ -26,6 +26,8 @@ from scipy.linalg import cho_solve, cholesky, lapack, solve_triangular
 from scipy.optimize import minimize
 from scipy.special import log_ndtr, ndtr
 
+from bayescal.probes.diagnostics import PosteriorDiagnosticsWarning
+
 __all__ = [
     "EPConvergenceWarning",
     "EPResult",
@@ -39,7 +41,7 @@ __all__ = [
 ]
 
 
-class EPConvergenceWarning(UserWarning):
+class EPConvergenceWarning(PosteriorDiagnosticsWarning):
     """Expectation propagation stopped before its site parameters converged."""
 
 

@@ -119,6 +119,23 @@ def fit_with_restarts(
     (no optimisation); L-BFGS then starts from the ``1 + n_restarts`` best and
     the fit with the highest log posterior is kept.
 
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+        Standardised inputs.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    prior : HyperPrior
+        Hyper-prior.
+    ard : bool
+        One length-scale per input, or one shared.
+    n_restarts : int
+        Optimised starts beyond the best screened one.
+    theta0 : ndarray, optional
+        An extra starting point, screened first.
+    **ep_options
+        Passed to :func:`bayescal.probes.gp_ep.fit_ep_hyperparameters`.
+
     Returns
     -------
     fit : EPFit

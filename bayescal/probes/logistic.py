@@ -25,11 +25,10 @@ from sklearn.utils.validation import check_is_fitted
 from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
 from bayescal.probes.sampling import sample_posterior, sampler_settings, student_t_prior_hyper
 from bayescal.validation import (
-    check_array_1d,
     check_choice,
     check_consistent_length,
     check_matrix,
-    check_n_classes_present,
+    encode_labels,
 )
 
 __all__ = ["BayesianLogisticRegression", "blr_model", "scale_inputs"]
@@ -188,9 +187,9 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         ``feature``, ``output``) on the scaled inputs. ``output`` indexes the
         linear predictors: 1 for two classes, K-1 (multinomial; class 0 the
         reference) or K (one-vs-rest).
-    diagnostics_ : dict
+    diagnostics_ : PosteriorDiagnostics
         R-hat, bulk/tail ESS, divergences, sampler, seconds, failures; see
-        :func:`bayescal.probes.posterior.summarize_diagnostics`.
+        :mod:`bayescal.probes.diagnostics`.
     x_center_, x_scale_ : ndarray of shape (d,)
         Input scaling (:func:`scale_inputs`).
     posterior_mode_ : dict or None
@@ -297,13 +296,8 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         hyper, settings = self._check_params()
         X = self._validate_X(X)
         y = np.asarray(y)
-        if y.dtype.kind in "fc":
-            y = check_array_1d(y, "y")
-        elif y.ndim != 1:
-            raise ValueError(f"`y` must be 1-D; got an array of shape {y.shape}.")
         check_consistent_length(X=X, y=y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        check_n_classes_present(codes, "y")
+        self.classes_, codes = encode_labels(y, "y")
         n_classes = self.classes_.size
         self.n_features_in_ = X.shape[1]
         self.x_center_, self.x_scale_ = scale_inputs(X)

@@ -66,15 +66,16 @@ class StudyTable:
     test: str | None
     note: str = ""
 
-    def legend(self) -> str:
-        """One line (under 100 characters) explaining the marks."""
+    def legend(self, width: int = WIDTH) -> str:
+        """One line (at most ``width`` characters where the names allow) explaining the marks."""
         parts = ["means over folds"]
         if self.direction is not None:
             parts.append(f"{MARK_BEST} best ({self.direction} is better)")
         if self.test is not None:
             parts.append(f"{MARK_SIGNIFICANT} differs from {self.baseline} (p < 0.05)")
-        parts += [f"{MARK_UNCONVERGED} unconverged posterior", "- not run"]
-        return "; ".join(parts)
+        parts += [f"{MARK_UNCONVERGED} unconverged", "- not run"]
+        text = "; ".join(parts)
+        return text if len(text) <= width else "; ".join(parts[1:])
 
     def title(self) -> str:
         """The metric, its description and the test behind the marks."""

@@ -70,8 +70,8 @@ from bayescal.validation import (
     check_choice,
     check_consistent_length,
     check_matrix,
-    check_n_classes_present,
     check_positive_int,
+    encode_labels,
 )
 
 __all__ = [
@@ -327,8 +327,7 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
         X = check_matrix(X, "X", min_samples=self.n_neighbors)
         y = np.asarray(y)
         check_consistent_length(X=X, y=y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        check_n_classes_present(codes, "y")
+        self.classes_, codes = encode_labels(y, "y")
         rng = check_random_state(self.random_state)
         n, d = X.shape
         scaler = StandardScaler().fit(X)

@@ -63,14 +63,6 @@ __all__ = [
 #: Names accepted by ``compare_methods(test=...)``.
 METHOD_TESTS = ("friedman", "correlated-t", "signed-rank", "hierarchical")
 
-# Direction of the metrics bayescal's cubes hold, until the cube package's
-# metric registry provides it.
-_LOWER_IS_BETTER = frozenset(
-    {"brier", "brier_sum", "brier_class_mean", "log_loss", "ece", "rmse_true", "mae_true",
-     "probe_rmse", "fit_seconds",
-     "predict_seconds"}
-)
-_HIGHER_IS_BETTER = frozenset({"accuracy"})
 _FOLD_DIMS = ("repeat", "fold")
 
 
@@ -79,7 +71,7 @@ class ComparisonExclusionWarning(UserWarning):
 
 
 def metric_lower_is_better(metric: str) -> bool:
-    """Whether lower values of a cube metric are better.
+    """Whether lower values of a cube metric are better (the cube's metric registry).
 
     Parameters
     ----------
@@ -93,16 +85,18 @@ def metric_lower_is_better(metric: str) -> bool:
     Raises
     ------
     ValueError
-        For a metric without a direction (``probe_coverage`` targets its
-        nominal level; unknown names): pass ``lower_is_better`` explicitly.
+        For a metric the registry (:func:`bayescal.cube.lower_is_better`) does
+        not rank (timings, ``unc``) or does not know: pass ``lower_is_better``
+        explicitly.
     """
-    if metric in _LOWER_IS_BETTER:
-        return True
-    if metric in _HIGHER_IS_BETTER:
-        return False
-    raise ValueError(
-        f"metric {metric!r} has no known direction; pass `lower_is_better=True` or `False`."
-    )
+    from bayescal.cube import lower_is_better
+
+    try:
+        return lower_is_better(metric)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc}; pass `lower_is_better=True` or `False` to compare methods on {metric!r}."
+        ) from None
 
 
 def _metrics_dataset(cube: Any) -> xr.Dataset:

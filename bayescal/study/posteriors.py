@@ -13,6 +13,7 @@ bounded size and stored with the cell.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -43,8 +44,8 @@ def find_fitted(model: Any, name: str, depth: int = 4) -> Any:
 
 
 def _as_dict(diagnostics: Any) -> dict[str, Any]:
-    if isinstance(diagnostics, dict):
-        return diagnostics
+    if isinstance(diagnostics, Mapping):  # a dict, or the typed PosteriorDiagnostics
+        return dict(diagnostics)
     if dataclasses.is_dataclass(diagnostics) and not isinstance(diagnostics, type):
         return dataclasses.asdict(diagnostics)
     return dict(vars(diagnostics))

@@ -231,6 +231,12 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
         If ``resume`` meets a store of another spec, or a dataset cannot be
         prepared.
 
+    Warns
+    -----
+    StudyCellWarning
+        When cells failed; their errors are in the cube's ``errors`` attribute
+        and their tracebacks under ``<store>/tracebacks/``.
+
     Notes
     -----
     The store's writer lock (:mod:`bayescal.cube.lock`) is held from before
@@ -238,12 +244,6 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
     first cell (a dataset that cannot be read, an unreachable scheduler)
     removes what this run wrote to a new store, so that the same command can
     simply be run again. SIGINT and SIGTERM end the run and its workers.
-
-    Warns
-    -----
-    StudyCellWarning
-        When cells failed; their errors are in the cube's ``errors`` attribute
-        and their tracebacks under ``<store>/tracebacks/``.
 
     Examples
     --------

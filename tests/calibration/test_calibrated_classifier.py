@@ -335,3 +335,26 @@ def test_dg_degenerate_generated_data_says_so():
             clf.fit(X, y)
         assert "single class" not in str(info.value)
         assert "n_generated" in str(info.value)
+
+
+def test_bayesian_calibrator_exposes_diagnostics_and_interval(binary_data):
+    from bayescal.probes import BBQCalibrator
+    from bayescal.probes.diagnostics import PosteriorDiagnostics
+
+    X, y, X_test = binary_data
+    plain = CalibratedClassifier(GaussianNB(), PlattCalibrator(), scenario="cv")
+    assert not hasattr(plain, "predict_interval")
+    plain.fit(X, y)
+    assert not hasattr(plain, "diagnostics_") and not hasattr(plain, "predict_interval")
+
+    clf = CalibratedClassifier(GaussianNB(), BBQCalibrator(random_state=0), scenario="cv")
+    assert hasattr(clf, "predict_interval")
+    clf.fit(X, y)
+    assert isinstance(clf.diagnostics_, PosteriorDiagnostics)
+    assert clf.diagnostics_ is clf.calibrator_.diagnostics_
+    interval = clf.predict_interval(X_test, 0.9)
+    scores = clf.estimator_.predict_proba(X_test)[:, 1]
+    np.testing.assert_array_equal(interval, clf.calibrator_.predict_interval(scores, 0.9))
+    assert interval.shape == (X_test.shape[0], 2, 2)
+    assert np.all(0 <= interval[..., 0]) and np.all(interval[..., 0] <= interval[..., 1])
+    assert np.all(interval[..., 1] <= 1)

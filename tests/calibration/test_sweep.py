@@ -215,12 +215,9 @@ def sweep(dataset: str, calibrators: list[str] | None = None) -> SweepCounts:
 DATASETS = binary_datasets()
 
 
-#: Known crashes, each with the issue that owns its fix.
-KNOWN_CRASHES: dict[str, str] = {
-    "bayes-spline": "issue 11 defect 1 (owned by the probe side): a score at the end of the "
-    "training range falls outside the spline's knot span and scipy's BSpline.design_matrix "
-    "raises 'Out of bounds'",
-}
+#: Known crashes, each with the issue that owns its fix (none at present: the
+#: spline map's knot-span crash, issue 11 defect 1, is fixed).
+KNOWN_CRASHES: dict[str, str] = {}
 
 
 def _case(dataset: str, calibrator: str):

@@ -8,13 +8,15 @@ import xarray as xr
 from scipy import stats
 
 from bayescal.probes.posterior import (
+    DIAGNOSTIC_THRESHOLDS,
+    PosteriorDiagnostics,
     PosteriorDiagnosticsWarning,
     PosteriorPredictiveMixin,
     credible_interval,
     diagnostic_failures,
+    posterior_diagnostics,
     record_diagnostics,
     stack_draws,
-    summarize_diagnostics,
     warn_if_unconverged,
 )
 
@@ -49,21 +51,24 @@ def test_hdi_is_narrowest_for_skewed_draws():
 def test_mixed_chains_fail_rhat_and_warn():
     rng = np.random.default_rng(2)
     values = np.stack([rng.normal(0, 1, 500), rng.normal(5, 1, 500)])
-    diag = summarize_diagnostics(_tree(values, np.zeros((2, 500), bool)), sampler="test", seconds=1.0)
-    assert diag["rhat_max"] > 1.5
+    diag = posterior_diagnostics(
+        _tree(values, np.zeros((2, 500), bool)), sampler="pymc", seconds=1.0
+    )
+    assert diag.rhat_max > 1.5 and diag["rhat_max"] == diag.rhat_max
     with pytest.warns(PosteriorDiagnosticsWarning, match="R-hat"):
         failures = warn_if_unconverged(diag, model="Toy")
-    assert failures and diag["converged"] is False
+    assert failures == list(diag.failures) and diag.converged is False
 
 
 def test_good_chains_pass_and_count_divergences():
     rng = np.random.default_rng(3)
     div = np.zeros((2, 1000), bool)
     div[0, :3] = True
-    diag = summarize_diagnostics(_tree(rng.normal(size=(2, 1000)), div), sampler="test", seconds=0.5)
-    assert diag["rhat_max"] < 1.01
-    assert diag["divergences"] == 3
+    diag = posterior_diagnostics(_tree(rng.normal(size=(2, 1000)), div), sampler="nutpie", seconds=0.5)
+    assert diag.rhat_max < 1.01
+    assert diag.divergences == 3
     assert diagnostic_failures(diag) == ["3 divergent transitions"]
+    assert diag.failures == ("3 divergent transitions",) and not diag.converged
 
 
 class _Fixed(PosteriorPredictiveMixin):
@@ -102,6 +107,69 @@ def test_record_diagnostics_sets_attribute_and_warns_with_class_name():
     values = np.stack([rng.normal(0, 1, 500), rng.normal(5, 1, 500)])
     toy = Toy()
     with pytest.warns(PosteriorDiagnosticsWarning, match="Toy posterior failed"):
-        diag = record_diagnostics(toy, _tree(values), sampler="test", seconds=2.0)
+        diag = record_diagnostics(toy, _tree(values), sampler="nutpie", seconds=2.0)
     assert toy.diagnostics_ is diag
     assert diag["converged"] is False and diag["seconds"] == 2.0
+
+
+def test_diagnostics_object_is_frozen_typed_and_reads_like_a_record():
+    rng = np.random.default_rng(4)
+    diag = posterior_diagnostics(
+        _tree(rng.normal(size=(2, 1000))), sampler="nutpie", seconds=1.5, extra={"note": 1}
+    )
+    assert isinstance(diag, PosteriorDiagnostics)
+    assert (diag.inference, diag.n_chains, diag.n_draws) == ("nuts", 2, 1000)
+    assert diag.converged and diag.failures == ()
+    with pytest.raises(AttributeError):
+        diag.rhat_max = 2.0  # type: ignore[misc]
+    record = diag.to_dict()
+    assert record["converged"] is True and record["note"] == 1 and record["failures"] == ()
+    assert dict(diag) == record
+    assert diag.get("missing", "x") == "x"
+    with pytest.raises(KeyError):
+        diag["extra"]
+
+
+@pytest.mark.parametrize(
+    ("sampler", "inference"),
+    [("laplace", "laplace"), ("advi", "advi"), ("ep", "ep"), ("analytic", "exact")],
+)
+def test_independent_draws_have_no_rhat_or_ess_and_pass(sampler, inference):
+    # one chain of 50 strongly autocorrelated values: NUTS would fail, but the draws of an
+    # approximation are independent by construction, so chain diagnostics do not apply
+    values = np.cumsum(np.ones((1, 50)), axis=1)
+    diag = posterior_diagnostics(_tree(values), sampler=sampler, seconds=0.1)
+    assert diag.inference == inference
+    assert np.isnan(diag.rhat_max) and np.isnan(diag.ess_bulk_min)
+    assert diag.converged
+
+
+def test_method_failures_are_kept_and_warn_with_their_category():
+    class EPish(PosteriorDiagnosticsWarning):
+        pass
+
+    class Toy:
+        pass
+
+    with pytest.warns(EPish, match="Toy posterior failed its diagnostics: EP stalled. Try x"):
+        diag = record_diagnostics(
+            Toy(), None, sampler="ep", seconds=0.0, n_draws=10, failures=["EP stalled"],
+            category=EPish, remedy="Try x",
+        )
+    assert diag.failures == ("EP stalled",) and diag.n_draws == 10
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ({"rhat_max": 1.02}, ["max R-hat 1.020 > 1.01"]),
+        ({"ess_bulk_min": 99.0}, ["min bulk ESS 99 < 100"]),
+        ({"ess_bulk_min": 199.0, "n_chains": 2}, ["min bulk ESS 199 < 200"]),
+        ({"ess_tail_min": 10.0, "divergences": 2}, ["min tail ESS 10 < 100", "2 divergent transitions"]),
+        ({"rhat_max": np.nan, "ess_bulk_min": np.nan, "divergences": np.nan}, []),
+        ({"rhat_max": 1.01, "ess_bulk_min": 400.0, "ess_tail_min": 400.0, "n_chains": 4}, []),
+    ],
+)
+def test_thresholds_are_defined_once_and_applied_to_records(values, expected):
+    assert DIAGNOSTIC_THRESHOLDS.rhat_max == 1.01 and DIAGNOSTIC_THRESHOLDS.ess_min_per_chain == 100
+    assert diagnostic_failures(values) == expected

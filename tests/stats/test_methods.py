@@ -50,8 +50,13 @@ def test_direction_from_metric(cube):
     expected = friedman_test(fold_means(cube, "accuracy"), lower_is_better=False).mean_ranks
     np.testing.assert_array_equal(acc["mean_rank"].values, expected)
     assert loss.attrs["lower_is_better"] == 1 and acc.attrs["lower_is_better"] == 0
-    with pytest.raises(ValueError, match="probe_coverage.*lower_is_better"):
-        metric_lower_is_better("probe_coverage")
+    with pytest.raises(ValueError, match="fit_seconds.*not ranked.*lower_is_better"):
+        metric_lower_is_better("fit_seconds")
+    with pytest.raises(ValueError, match="unknown metric 'nope'.*lower_is_better"):
+        metric_lower_is_better("nope")
+    timed = compare_methods(cube, "fit_seconds", select={"classifier": "nb"},
+                            lower_is_better=True)
+    assert timed.attrs["lower_is_better"] == 1
 
 
 def test_correlated_t_per_dataset_is_oriented_as_improvement(cube):

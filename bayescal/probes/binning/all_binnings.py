@@ -78,7 +78,7 @@ class SBBCalibrator(_BayesianBinning):
         The selected binning (weight one) and its Beta posteriors.
     idata_ : xarray.DataTree
         As for :class:`BBQCalibrator`.
-    diagnostics_ : dict
+    diagnostics_ : PosteriorDiagnostics
         ``sampler="analytic"``, ``log_evidence`` of the binnings searched
         (all of them for ``method="exact"``), ``log_score_selected``,
         ``method`` and ``n_cut_points`` (gaps where a cut was allowed).
@@ -207,7 +207,7 @@ class ABBCalibrator(_BayesianBinning):
         Exact posterior-mean frequency per cell.
     idata_ : xarray.DataTree
         As for :class:`BBQCalibrator`.
-    diagnostics_ : dict
+    diagnostics_ : PosteriorDiagnostics
         ``sampler="analytic"``, ``log_evidence`` (log of the sum over the
         binnings averaged), ``method``, ``n_cut_points``.
 

@@ -93,7 +93,7 @@ class BBQCalibrator(_BayesianBinning):
         ``posterior`` (``model`` index and ``bin_frequency`` draws, padded with
         NaN beyond a model's bins), ``binnings`` (weights, log evidence, bin
         edges and Beta posteriors) and ``observed_data`` (counts per score).
-    diagnostics_ : dict
+    diagnostics_ : PosteriorDiagnostics
         ``sampler="analytic"`` (exact posterior; R-hat/ESS NaN), ``seconds``,
         ``n_models``, ``bin_range``.
 

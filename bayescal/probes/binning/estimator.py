@@ -10,7 +10,7 @@ import numpy as np
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.probes.binning.cells import score_cells
 from bayescal.probes.binning.posterior import _binning_datatree, beta_mixture_quantile
-from bayescal.probes.posterior import PosteriorPredictiveMixin
+from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics
 from bayescal.validation import check_fraction, check_positive_int
 
 
@@ -51,20 +51,17 @@ class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
         self.cell_mean_ = extra.get("cell_mean", posterior.cell_mean(cells.n_cells))
         self.posterior_ = posterior
         self.idata_ = _binning_datatree(posterior, cells, self.n_draws, self.random_state)
-        self.diagnostics_ = {
-            "rhat_max": float("nan"),
-            "ess_bulk_min": float("nan"),
-            "ess_tail_min": float("nan"),
-            "divergences": 0,
-            "n_chains": 1,
-            "n_draws": int(self.n_draws),
-            "sampler": "analytic",
-            "seconds": time.perf_counter() - start,
-            "n_models": int(posterior.weights.size),
-            "failures": [],
-            "converged": True,
-            **{k: v for k, v in extra.items() if k != "cell_mean"},
-        }
+        record_diagnostics(
+            self,
+            self.idata_,
+            sampler="analytic",
+            seconds=time.perf_counter() - start,
+            extra={
+                "n_models": int(posterior.weights.size),
+                **{k: v for k, v in extra.items() if k != "cell_mean"},
+            },
+            stacklevel=5,
+        )
 
     def _cells_of(self, s: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.cell_edges_[1:-1], s, side="right")
