@@ -96,17 +96,14 @@ class MetricInfo:
 LOG_LOSS_CLIP = 1e-15
 
 _REGISTRY: tuple[MetricInfo, ...] = (
-    MetricInfo("brier", "Brier score, scikit-learn's brier_score_loss (binary: squared error "
-               "of the positive-class probability; multi-class: sum over classes)", "lower",
-               "squared probability"),
-    MetricInfo("brier_sum", "Brier score summed over all classes (seed 000 Eq. 10, its "
-               "binary tables; twice brier for two classes)", "lower", "squared probability"),
-    MetricInfo("brier_class_mean", "Brier score averaged over classes (seed 000 Eq. 10 / K, "
-               "its multi-class tables; equals brier for two classes)", "lower",
-               "squared probability"),
-    MetricInfo("log_loss", "log loss (true-class probability clipped, at 1e-15 unless the spec sets "
-               "metrics.clip)", "lower",
-               "nats", clip=LOG_LOSS_CLIP),
+    MetricInfo("brier", "Brier score (scikit-learn's brier_score_loss: binary 0-1, "
+               "multi-class sum)", "lower", "squared probability"),
+    MetricInfo("brier_sum", "Brier score summed over all classes (thesis Eq. 10; 2 x brier "
+               "if binary)", "lower", "squared probability"),
+    MetricInfo("brier_class_mean", "Brier score averaged over classes (thesis Eq. 10 / K; "
+               "brier if binary)", "lower", "squared probability"),
+    MetricInfo("log_loss", "log loss (true-class probability clipped: metrics.clip or "
+               "1e-15)", "lower", "nats", clip=LOG_LOSS_CLIP),
     MetricInfo("ece", "expected calibration error (binary or top-label, equal-width bins)",
                "lower", "probability"),
     MetricInfo("accuracy", "accuracy", "higher", "fraction"),
