@@ -66,14 +66,18 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import check_choice, check_positive_int, check_positive_number
 
 __all__ = [
+    "SAMPLER_CONSTRAINTS",
+    "STUDENT_T_PRIOR_CONSTRAINTS",
     "PosteriorFit",
     "clear_compiled_cache",
     "compiled_cache_size",
@@ -86,6 +90,25 @@ __all__ = [
 
 INFERENCES = ("nuts", "advi", "laplace")
 SAMPLERS = ("nutpie", "pymc")
+
+#: ``_parameter_constraints`` entries of the sampler settings that every Bayesian
+#: estimator passes on to :func:`sample_posterior` (checked by scikit-learn's
+#: ``_validate_params``); ``random_state`` also takes a ``np.random.Generator``.
+SAMPLER_CONSTRAINTS: dict[str, list] = {
+    "inference": [StrOptions(set(INFERENCES))],
+    "sampler": [StrOptions(set(SAMPLERS))],
+    "draws": [Interval(Integral, 1, None, closed="left")],
+    "tune": [Interval(Integral, 0, None, closed="left")],
+    "chains": [Interval(Integral, 1, None, closed="left")],
+    "random_state": ["random_state", np.random.Generator],
+}
+
+#: ``_parameter_constraints`` entries of the Student-t prior (Gelman et al. 2008):
+#: positive finite scales and degrees of freedom (NaN and infinity are refused).
+STUDENT_T_PRIOR_CONSTRAINTS: dict[str, list] = {
+    name: [Interval(Real, 0, None, closed="neither")]
+    for name in ("prior_scale", "intercept_scale", "prior_df")
+}
 
 _COMPILED: dict[tuple, Any] = {}
 _COMPILED_LOCK = threading.Lock()
