@@ -9,17 +9,19 @@ regression from the group's mean uncertainty to its classification rate gives
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.svm import SVR
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.missing.imputation import MultipleImputationClassifier
 from bayescal.missing.rubin import total_uncertainty
-from bayescal.validation import check_consistent_length, check_matrix, check_positive_int
+from bayescal.validation import check_consistent_length, check_matrix
 
 __all__ = ["ConfidenceMap", "grouped_means"]
 
@@ -114,6 +116,17 @@ class ConfidenceMap(BaseEstimator):
         self.reuse_imputations = reuse_imputations
         self.random_state = random_state
 
+    _parameter_constraints: dict = {
+        **{
+            name: MultipleImputationClassifier._parameter_constraints[name]
+            for name in ("estimator", "n_imputations", "imputer", "random_state")
+        },
+        "n_repeats": [Interval(Integral, 1, None, closed="left")],
+        "group_size": [Interval(Integral, 1, None, closed="left")],
+        "svr": [HasMethods(["fit", "predict"]), None],
+        "reuse_imputations": ["boolean"],
+    }
+
     def _classifier(self, seed: int) -> MultipleImputationClassifier:
         return MultipleImputationClassifier(
             self.estimator,
@@ -124,8 +137,7 @@ class ConfidenceMap(BaseEstimator):
 
     def fit(self, X: Any, y: Any) -> ConfidenceMap:
         """Collect (uncertainty, correct) pairs by MCCV and fit the regression."""
-        check_positive_int(self.n_repeats, "n_repeats")
-        check_positive_int(self.group_size, "group_size")
+        self._validate_params()
         X = check_matrix(X, "X", allow_nan=True, min_samples=2 * self.group_size)
         y = np.asarray(y)
         check_consistent_length(X=X, y=y)

@@ -13,20 +13,16 @@ give the majority vote, the pooled probability and the total uncertainty ``T``
 from __future__ import annotations
 
 import copy
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.missing.rubin import total_uncertainty
-from bayescal.validation import (
-    check_choice,
-    check_consistent_length,
-    check_matrix,
-    check_positive_int,
-    encode_labels,
-)
+from bayescal.validation import check_consistent_length, check_matrix, encode_labels
 
 __all__ = ["MultipleImputationClassifier"]
 
@@ -100,6 +96,14 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict_proba"])],
+        "n_imputations": [Interval(Integral, 2, None, closed="left")],
+        "imputer": [HasMethods(["fit", "transform"]), None],
+        "training": [StrOptions({"stacked", "per_imputation"})],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         estimator: Any,
@@ -136,12 +140,7 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        check_positive_int(self.n_imputations, "n_imputations", minimum=2)
-        check_choice(self.training, "training", ("stacked", "per_imputation"))
-        if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "predict_proba"):
-            raise TypeError(
-                f"`estimator` must be a classifier with fit and predict_proba; got {self.estimator!r}."
-            )
+        self._validate_params()
         X = check_matrix(X, "X", allow_nan=True)
         y = np.asarray(y)
         check_consistent_length(X=X, y=y)

@@ -52,11 +52,13 @@ to the input. The Platt and spline maps also read decision values
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.interpolate import BSpline
 from scipy.special import expit, logit
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration.base import BinaryCalibrator
@@ -66,12 +68,15 @@ from bayescal.probes.posterior import (
     record_diagnostics,
     stack_draws,
 )
-from bayescal.probes.sampling import sample_posterior, sampler_settings, student_t_prior_hyper
+from bayescal.probes.sampling import (
+    SAMPLER_CONSTRAINTS,
+    STUDENT_T_PRIOR_CONSTRAINTS,
+    sample_posterior,
+    sampler_settings,
+    student_t_prior_hyper,
+)
 from bayescal.validation import (
     DEFAULT_CLIP,
-    check_fraction,
-    check_positive_int,
-    check_positive_number,
     clip_constraint,
     clip_probabilities,
 )
@@ -284,6 +289,15 @@ def spline_basis(z: np.ndarray, knots: np.ndarray, degree: int = 3) -> np.ndarra
     return BSpline.design_matrix(z, knots, degree).toarray()
 
 
+#: ``_parameter_constraints`` entries shared by the three maps (``input`` differs).
+_COMMON_CONSTRAINTS: dict[str, list] = {
+    "clip": clip_constraint(),
+    "pi0": [Interval(Real, 0, 1, closed="right"), None],
+    **STUDENT_T_PRIOR_CONSTRAINTS,
+    **SAMPLER_CONSTRAINTS,
+}
+
+
 class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
     """Shared fitting and prediction of the Bayesian calibration maps.
 
@@ -296,17 +310,6 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
     _coef_prior = "real"
     _min_samples = 3
     _score_inputs: tuple[str, ...] = ("logit", "decision")
-
-    def _check_input_and_clip(self) -> None:
-        from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
-
-        params = self.get_params(deep=False)
-        constraints = {"input": [StrOptions(set(self._score_inputs))], "clip": clip_constraint()}
-        validate_parameter_constraints(
-            {k: v for k, v in constraints.items() if k in params},
-            {k: params[k] for k in constraints if k in params},
-            caller_name=type(self).__name__,
-        )
 
     def _on_logit_scale(self) -> bool:
         """Whether the map takes logs of the scores (probability input)."""
@@ -329,11 +332,7 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
         return {"F": self._features(s)}
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        student_t_prior_hyper(self)  # all settings are checked before the data-dependent ones
-        if self.pi0 is not None:
-            check_fraction(self.pi0, "pi0", inclusive_high=True)
-        settings = sampler_settings(self)
-        self._check_input_and_clip()
+        settings = sampler_settings(self)  # checked by ``_validate_params`` in ``fit``
         self.n_clipped_ = (
             clip_probabilities(scores, self.clip, owner=type(self).__name__)[1]
             if self._on_logit_scale()
@@ -520,6 +519,10 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
         self.random_state = random_state
 
     _score_inputs = ("logit", "score", "decision")
+    _parameter_constraints: dict = {
+        "input": [StrOptions(set(_score_inputs))],
+        **_COMMON_CONSTRAINTS,
+    }
 
     def _features(self, s: np.ndarray) -> np.ndarray:
         if self.input == "score":
@@ -572,6 +575,7 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
 
     _coef_prior = "positive"
     _score_inputs = ("score",)
+    _parameter_constraints: dict = dict(_COMMON_CONSTRAINTS)
     _decision_remedy = (
         "Beta calibration needs probabilities (it takes log s and log(1 - s)); for decision "
         "values use BayesianPlattCalibrator(input='decision')."
@@ -699,6 +703,14 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
     (1, 2)
     """
 
+    _parameter_constraints: dict = {
+        "input": [StrOptions({"logit", "decision"})],
+        "n_basis": [Interval(Integral, 4, None, closed="left")],
+        "smoothness_scale": [Interval(Real, 0, None, closed="neither")],
+        "target_accept": [Interval(Real, 0, 1, closed="neither")],
+        **_COMMON_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         *,
@@ -738,8 +750,7 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
         return {**super()._hyper(), "smoothness_scale": float(self.smoothness_scale)}
 
     def _prepare(self, scores: np.ndarray) -> None:
-        n_basis = check_positive_int(self.n_basis, "n_basis", minimum=4)
-        check_positive_number(self.smoothness_scale, "smoothness_scale")
+        n_basis = int(self.n_basis)
         z = self._logit(scores)
         lo, hi = float(z.min()), float(z.max())
         if hi - lo < 1e-8:

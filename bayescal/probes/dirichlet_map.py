@@ -26,7 +26,7 @@ NUTS (nutpie, compiled once per process per ``K``) is one parameter away.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration.dirichlet import DIRICHLET_INPUTS, dirichlet_log_probabilities
 from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
-from bayescal.probes.sampling import INFERENCES, SAMPLERS, sample_posterior, sampler_settings
+from bayescal.probes.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
 from bayescal.validation import (
     DEFAULT_CLIP,
     check_consistent_length,
@@ -176,12 +176,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         "intercept_scale": [Interval(Real, 0, None, closed="neither")],
         "input": [StrOptions(set(DIRICHLET_INPUTS))],
         "clip": clip_constraint(),
-        "inference": [StrOptions(set(INFERENCES))],
-        "sampler": [StrOptions(set(SAMPLERS))],
-        "draws": [Interval(Integral, 1, None, closed="left")],
-        "tune": [Interval(Integral, 0, None, closed="left")],
-        "chains": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state", np.random.Generator],
+        **SAMPLER_CONSTRAINTS,
     }
 
     def __init__(

@@ -20,12 +20,18 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
-from bayescal.probes.sampling import sample_posterior, sampler_settings, student_t_prior_hyper
+from bayescal.probes.sampling import (
+    SAMPLER_CONSTRAINTS,
+    STUDENT_T_PRIOR_CONSTRAINTS,
+    sample_posterior,
+    sampler_settings,
+    student_t_prior_hyper,
+)
 from bayescal.validation import (
-    check_choice,
     check_consistent_length,
     check_matrix,
     encode_labels,
@@ -244,6 +250,12 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
     ((80, 2), True)
     """
 
+    _parameter_constraints: dict = {
+        **STUDENT_T_PRIOR_CONSTRAINTS,
+        "multi_class": [StrOptions({"multinomial", "ovr"})],
+        **SAMPLER_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         *,
@@ -269,12 +281,6 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         self.chains = chains
         self.random_state = random_state
 
-    def _check_params(self) -> tuple[dict[str, float], dict[str, Any]]:
-        """Validate the settings; return the prior hyperparameters and sampler settings."""
-        hyper = student_t_prior_hyper(self)
-        check_choice(self.multi_class, "multi_class", ("multinomial", "ovr"))
-        return hyper, sampler_settings(self)
-
     def _validate_X(self, X: Any) -> np.ndarray:
         X = check_matrix(X, "X")
         return X
@@ -293,7 +299,8 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         -------
         self
         """
-        hyper, settings = self._check_params()
+        self._validate_params()
+        hyper, settings = student_t_prior_hyper(self), sampler_settings(self)
         X = self._validate_X(X)
         y = np.asarray(y)
         check_consistent_length(X=X, y=y)

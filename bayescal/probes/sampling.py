@@ -66,14 +66,18 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
 from bayescal.threads import limit_blas_threads
-from bayescal.validation import check_choice, check_positive_int, check_positive_number
+from bayescal.validation import check_choice, check_positive_int
 
 __all__ = [
+    "SAMPLER_CONSTRAINTS",
+    "STUDENT_T_PRIOR_CONSTRAINTS",
     "PosteriorFit",
     "clear_compiled_cache",
     "compiled_cache_size",
@@ -86,6 +90,25 @@ __all__ = [
 
 INFERENCES = ("nuts", "advi", "laplace")
 SAMPLERS = ("nutpie", "pymc")
+
+#: ``_parameter_constraints`` entries of the sampler settings that every Bayesian
+#: estimator passes on to :func:`sample_posterior` (checked by scikit-learn's
+#: ``_validate_params``); ``random_state`` also takes a ``np.random.Generator``.
+SAMPLER_CONSTRAINTS: dict[str, list] = {
+    "inference": [StrOptions(set(INFERENCES))],
+    "sampler": [StrOptions(set(SAMPLERS))],
+    "draws": [Interval(Integral, 1, None, closed="left")],
+    "tune": [Interval(Integral, 0, None, closed="left")],
+    "chains": [Interval(Integral, 1, None, closed="left")],
+    "random_state": ["random_state", np.random.Generator],
+}
+
+#: ``_parameter_constraints`` entries of the Student-t prior (Gelman et al. 2008):
+#: positive finite scales and degrees of freedom (NaN and infinity are refused).
+STUDENT_T_PRIOR_CONSTRAINTS: dict[str, list] = {
+    name: [Interval(Real, 0, None, closed="neither")]
+    for name in ("prior_scale", "intercept_scale", "prior_df")
+}
 
 _COMPILED: dict[tuple, Any] = {}
 _COMPILED_LOCK = threading.Lock()
@@ -158,7 +181,8 @@ def sampler_settings(estimator: Any) -> dict[str, Any]:
 
     ``inference``, ``sampler``, ``draws``, ``tune`` and ``chains``: the keyword
     arguments that every Bayesian estimator passes on to
-    :func:`sample_posterior`, checked once here for all of them.
+    :func:`sample_posterior`, checked against :data:`SAMPLER_CONSTRAINTS` (the
+    entries the estimators' ``_parameter_constraints`` tables share).
 
     Parameters
     ----------
@@ -176,18 +200,11 @@ def sampler_settings(estimator: Any) -> dict[str, Any]:
     ValueError, TypeError
         Naming the bad setting.
     """
-    check_choice(estimator.inference, "inference", INFERENCES)
-    check_choice(estimator.sampler, "sampler", SAMPLERS)
-    check_positive_int(estimator.draws, "draws")
-    check_positive_int(estimator.tune, "tune", minimum=0)
-    check_positive_int(estimator.chains, "chains")
-    return {
-        "inference": estimator.inference,
-        "sampler": estimator.sampler,
-        "draws": estimator.draws,
-        "tune": estimator.tune,
-        "chains": estimator.chains,
+    settings = {
+        name: getattr(estimator, name) for name in ("inference", "sampler", "draws", "tune", "chains")
     }
+    _validate_against(SAMPLER_CONSTRAINTS, settings, estimator)
+    return settings
 
 
 def student_t_prior_hyper(estimator: Any) -> dict[str, float]:
@@ -210,10 +227,16 @@ def student_t_prior_hyper(estimator: Any) -> dict[str, float]:
     TypeError, ValueError
         When a setting is not a positive finite number.
     """
-    return {
-        name: check_positive_number(getattr(estimator, name), name)
-        for name in ("prior_scale", "intercept_scale", "prior_df")
-    }
+    hyper = {name: getattr(estimator, name) for name in STUDENT_T_PRIOR_CONSTRAINTS}
+    _validate_against(STUDENT_T_PRIOR_CONSTRAINTS, hyper, estimator)
+    return {name: float(value) for name, value in hyper.items()}
+
+
+def _validate_against(constraints: dict[str, list], values: dict[str, Any], owner: Any) -> None:
+    """Check ``values`` with scikit-learn's validator (the estimators' own tables)."""
+    validate_parameter_constraints(
+        {name: constraints[name] for name in values}, values, caller_name=type(owner).__name__
+    )
 
 
 def _freeze(value: Any) -> Any:

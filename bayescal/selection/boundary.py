@@ -55,6 +55,7 @@ Choices the text leaves open, made here and documented:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -64,13 +65,12 @@ from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.validation import (
-    check_choice,
     check_consistent_length,
     check_matrix,
-    check_positive_int,
     encode_labels,
 )
 
@@ -301,6 +301,15 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
     Seed ``003_ae04b9c089c5a27c.txt``: boundary uncertainty, Proposal 2.
     """
 
+    _parameter_constraints: dict = {
+        "n_neighbors": [Interval(Integral, 2, None, closed="left")],
+        "n_prototypes": [StrOptions({"aic"}), Interval(Integral, 1, None, closed="left")],
+        "prototype_candidates": ["array-like"],
+        "perturb": ["boolean"],
+        "kernel": [StrOptions(set(_KERNELS))],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         *,
@@ -320,10 +329,7 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
 
     def fit(self, X: Any, y: Any) -> BoundaryUncertaintyEstimator:
         """Compute clusters, the perturbed set and the true-pair estimate."""
-        check_positive_int(self.n_neighbors, "n_neighbors", minimum=2)
-        check_choice(self.kernel, "kernel", _KERNELS)
-        if self.n_prototypes != "aic":
-            check_positive_int(self.n_prototypes, "n_prototypes")
+        self._validate_params()
         X = check_matrix(X, "X", min_samples=self.n_neighbors)
         y = np.asarray(y)
         check_consistent_length(X=X, y=y)

@@ -116,8 +116,12 @@ def test_confidence_map_predicts_classification_rate(name):
 @pytest.mark.parametrize(
     ("kwargs", "fit_args", "error", "match"),
     [
-        ({"n_imputations": 1}, None, ValueError, "`n_imputations` must be >= 2"),
-        ({"training": "bagged"}, None, ValueError, "`training` must be one of"),
+        ({"n_imputations": 1}, None, ValueError,
+         "'n_imputations' parameter of MultipleImputationClassifier must be an int in the range "
+         r"\[2, inf\)\. Got 1 instead"),
+        ({"imputer": "mice"}, None, TypeError, "'imputer' parameter"),
+        ({"random_state": "seed"}, None, ValueError, "'random_state' parameter"),
+        ({"training": "bagged"}, None, ValueError, "'training' parameter.*Got 'bagged' instead"),
         ({}, "all_missing_column", ValueError, r"no observed value in column\(s\) \[1\]"),
         ({}, "inf", ValueError, "`X` contains inf"),
         ({}, "one_class", ValueError, "single class"),
@@ -155,3 +159,20 @@ def test_confidence_map_reuse_and_refit_agree_in_kind():
         conf = cmap.confidence_from_uncertainty([0.05, 0.6])
         assert conf[0] > conf[1]
         assert np.all((conf >= 0) & (conf <= 1))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"n_repeats": 0}, ValueError, "'n_repeats' parameter of ConfidenceMap.*Got 0 instead"),
+        ({"group_size": 1.5}, TypeError, "'group_size' parameter"),
+        ({"svr": "rbf"}, TypeError, "'svr' parameter of ConfidenceMap must be .*'fit'"),
+        ({"reuse_imputations": "yes"}, ValueError, "'reuse_imputations' parameter"),
+        ({"n_imputations": 1}, ValueError, "'n_imputations' parameter of ConfidenceMap"),
+    ],
+)
+def test_confidence_map_bad_parameters(kwargs, error, match):
+    X = np.array([[1.0, 2.0], [2.0, np.nan], [3.0, 1.0], [4.0, 0.5]] * 10)
+    y = np.array([0, 0, 1, 1] * 10)
+    with pytest.raises(error, match=match):
+        ConfidenceMap(GaussianNB(), **kwargs).fit(X, y)

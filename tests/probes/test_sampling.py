@@ -243,13 +243,13 @@ def test_estimator_settings_are_collected_as_sample_posterior_keywords():
 @pytest.mark.parametrize(
     ("kwargs", "func", "error", "match"),
     [
-        ({"inference": "gibbs"}, sampler_settings, ValueError, "`inference` must be one of"),
-        ({"sampler": "stan"}, sampler_settings, ValueError, "`sampler` must be one of"),
-        ({"draws": 0}, sampler_settings, ValueError, "`draws` must be >= 1"),
-        ({"tune": -1}, sampler_settings, ValueError, "`tune` must be >= 0"),
-        ({"chains": 1.5}, sampler_settings, TypeError, "`chains` must be an integer"),
-        ({"prior_scale": 0}, student_t_prior_hyper, ValueError, "`prior_scale` must be a positive"),
-        ({"prior_df": "1"}, student_t_prior_hyper, TypeError, "`prior_df` must be a positive"),
+        ({"inference": "gibbs"}, sampler_settings, ValueError, "'inference' parameter of _Settings must be a str among"),
+        ({"sampler": "stan"}, sampler_settings, ValueError, "'sampler' parameter.*Got 'stan' instead"),
+        ({"draws": 0}, sampler_settings, ValueError, "'draws' parameter.*Got 0 instead"),
+        ({"tune": -1}, sampler_settings, ValueError, "'tune' parameter"),
+        ({"chains": 1.5}, sampler_settings, TypeError, "'chains' parameter of _Settings must be an int"),
+        ({"prior_scale": 0}, student_t_prior_hyper, ValueError, "'prior_scale' parameter.*Got 0 instead"),
+        ({"prior_df": "1"}, student_t_prior_hyper, TypeError, "'prior_df' parameter"),
     ],
 )
 def test_bad_estimator_settings_name_the_setting(kwargs, func, error, match):

@@ -152,9 +152,15 @@ def test_selection_table():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda X, y: BoundaryUncertaintyEstimator(n_neighbors=1).fit(X, y), ValueError, "`n_neighbors` must be >= 2"),
+        (lambda X, y: BoundaryUncertaintyEstimator(n_neighbors=1).fit(X, y), ValueError,
+         "'n_neighbors' parameter of BoundaryUncertaintyEstimator must be an int in the range"),
+        (lambda X, y: BoundaryUncertaintyEstimator(n_prototypes=0).fit(X, y), ValueError,
+         "'n_prototypes' parameter.*Got 0 instead"),
+        (lambda X, y: BoundaryUncertaintyEstimator(perturb="no").fit(X, y), ValueError,
+         "'perturb' parameter"),
         (lambda X, y: BoundaryUncertaintyEstimator(n_neighbors=500).fit(X, y), ValueError, "needs at least 500"),
-        (lambda X, y: BoundaryUncertaintyEstimator(kernel="box").fit(X, y), ValueError, "`kernel` must be one of"),
+        (lambda X, y: BoundaryUncertaintyEstimator(kernel="box").fit(X, y), ValueError,
+         "'kernel' parameter.*Got 'box' instead"),
         (lambda X, y: BoundaryUncertaintyEstimator().fit(X, y[:10]), ValueError, "inconsistent numbers"),
         (lambda X, y: BoundaryUncertaintyEstimator().fit(X, np.zeros_like(y)), ValueError, "single class"),
         (lambda X, y: BoundaryUncertaintyEstimator(n_prototypes=2).fit(X, y).score(SVC()), NotFittedError, "not fitted"),

@@ -9,7 +9,11 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.probes.binning.cells import ScoreCells, _beta_posterior, _cumulative_counts
-from bayescal.probes.binning.estimator import _BayesianBinning
+from bayescal.probes.binning.estimator import (
+    BINNING_CONSTRAINTS,
+    CUT_PROBABILITY_CONSTRAINT,
+    _BayesianBinning,
+)
 from bayescal.probes.binning.exact_dp import (
     _abb_cell_mean,
     _cut_probability,
@@ -23,12 +27,13 @@ from bayescal.probes.binning.pruned_dp import (
     pruned_dynamic_programme,
     pruned_sample_binnings,
 )
-from bayescal.validation import check_positive_int
 
 METHODS = ("fast", "exact")
 
-#: Constraints of the parameters SBB and ABB add (checked by ``_validate_params``).
+#: Constraints of the parameters SBB and ABB share (checked by ``_validate_params``).
 _METHOD_CONSTRAINTS: dict = {
+    **BINNING_CONSTRAINTS,
+    "cut_probability": CUT_PROBABILITY_CONSTRAINT,
     "method": [StrOptions(set(METHODS))],
     "max_cut_points": [Interval(Integral, 2, None, closed="left"), None],
 }
@@ -246,7 +251,10 @@ class ABBCalibrator(_BayesianBinning):
     """
 
     _model_name = "ABBCalibrator"
-    _parameter_constraints: dict = {**_METHOD_CONSTRAINTS}
+    _parameter_constraints: dict = {
+        **_METHOD_CONSTRAINTS,
+        "n_binnings": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(self, *, cut_probability: float | None = None, prior_strength: float = 2.0,
                  n_binnings: int = 200, n_draws: int = 1000, random_state: Any = None,
@@ -264,7 +272,7 @@ class ABBCalibrator(_BayesianBinning):
     def _fit_posterior(self, cells: ScoreCells, n_samples: int):
         max_cut_points = self.max_cut_points
         q = _cut_probability(self.cut_probability, n_samples, cells.n_cells)
-        n_binnings = check_positive_int(self.n_binnings, "n_binnings")
+        n_binnings = int(self.n_binnings)
         ess = float(self.prior_strength)
         rng = np.random.default_rng(self.random_state)
         if self.method == "exact":

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any
 
 import numpy as np
 from scipy.special import logsumexp
+from sklearn.utils._param_validation import Interval
 
 from bayescal.probes.binning.cells import ScoreCells, _beta_posterior, _cumulative_counts
-from bayescal.probes.binning.estimator import _BayesianBinning
+from bayescal.probes.binning.estimator import BINNING_CONSTRAINTS, _BayesianBinning
 from bayescal.probes.binning.posterior import BinningPosterior
-from bayescal.validation import check_fraction
 
 __all__ = ["BBQCalibrator", "bbq_bin_range", "equal_frequency_starts"]
 
@@ -131,6 +132,11 @@ class BBQCalibrator(_BayesianBinning):
     """
 
     _model_name = "BBQCalibrator"
+    _parameter_constraints: dict = {
+        **BINNING_CONSTRAINTS,
+        "spread": [Interval(Real, 1, None, closed="left")],
+        "weight_tolerance": [Interval(Real, 0, 1, closed="neither")],
+    }
 
     def __init__(self, *, spread: float = 10.0, prior_strength: float = 2.0,
                  n_draws: int = 1000, random_state: Any = None,
@@ -143,9 +149,6 @@ class BBQCalibrator(_BayesianBinning):
         self.weight_tolerance = weight_tolerance
 
     def _fit_posterior(self, cells: ScoreCells, n_samples: int):
-        if isinstance(self.spread, bool) or not float(self.spread) >= 1.0:
-            raise ValueError(f"`spread` must be a number >= 1; got {self.spread!r}.")
-        check_fraction(self.weight_tolerance, "weight_tolerance")
         ess = float(self.prior_strength)
         low, high = bbq_bin_range(n_samples, float(self.spread))
         cum_w = np.cumsum(cells.positives + cells.negatives)

@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 import time
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.probes.binning.cells import score_cells
 from bayescal.probes.binning.posterior import _binning_datatree, beta_mixture_quantile
 from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics
-from bayescal.validation import check_fraction, check_positive_int
+from bayescal.validation import check_fraction
+
+#: ``_parameter_constraints`` entries shared by BBQ, SBB and ABB (checked by
+#: ``_validate_params`` at the start of ``fit``). ``random_state`` is handed to
+#: ``np.random.default_rng``: None, a non-negative int or a Generator.
+BINNING_CONSTRAINTS: dict[str, list] = {
+    "input": [StrOptions({"score", "decision"})],
+    "prior_strength": [Interval(Real, 0, None, closed="neither")],
+    "n_draws": [Interval(Integral, 1, None, closed="left")],
+    "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
+}
+
+#: The ``cut_probability`` entry of SBB and ABB: None (the default rule) or in (0, 1).
+CUT_PROBABILITY_CONSTRAINT: list = [Interval(Real, 0, 1, closed="neither"), None]
 
 
 class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
@@ -34,17 +49,8 @@ class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
             )
         return s
 
-    def _check_common(self) -> None:
-        if isinstance(self.prior_strength, bool) or not np.isfinite(float(self.prior_strength)) \
-                or float(self.prior_strength) <= 0:
-            raise ValueError(
-                f"`prior_strength` must be a positive number; got {self.prior_strength!r}."
-            )
-        check_positive_int(self.n_draws, "n_draws", minimum=1)
-
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
         start = time.perf_counter()
-        self._check_common()
         cells = score_cells(scores, targets, weights)
         posterior, extra = self._fit_posterior(cells, scores.shape[0])
         self.cell_edges_ = cells.edges
