@@ -196,8 +196,9 @@ print("saved", figure_path)
 # has a credible band (`map_band`). Here it calibrates naive Bayes'
 # out-of-fold scores on the training half (Laplace inference, for speed); the
 # band is wide where there are few scores to learn from. Naive Bayes gives
-# scores of exactly 0 or 1, where the logit is infinite; they are clipped to
-# [1e-12, 1 - 1e-12] explicitly before calibration.
+# scores of exactly 0 or 1, where the logit is infinite; the calibrator clips
+# them to [clip, 1 - clip] (the package's one clip rule, `clip=1e-12` by
+# default) and counts them in `n_clipped_`.
 
 # %%
 nb_scores_train = cross_val_predict(GaussianNB(), X_train, y_train, cv=5, method="predict_proba")[
@@ -205,8 +206,9 @@ nb_scores_train = cross_val_predict(GaussianNB(), X_train, y_train, cv=5, method
 ]
 nb_scores_test = others["naive Bayes"].predict_proba(X_test)[:, 1]
 bayes_platt = BayesianPlattCalibrator(
-    feature="logit", inference="laplace", draws=500, random_state=0
-).fit(np.clip(nb_scores_train, 1e-12, 1 - 1e-12), y_train)
+    input="logit", inference="laplace", draws=500, random_state=0
+).fit(nb_scores_train, y_train)
+print("scores clipped:", bayes_platt.n_clipped_)
 grid = np.linspace(0.01, 0.99, 99)
 band_mean, band_lower, band_upper = bayes_platt.map_band(grid, prob=0.9)
 assert np.all((band_lower <= band_upper) & (band_upper - band_lower < 1))

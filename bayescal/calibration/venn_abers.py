@@ -305,7 +305,9 @@ class VennAbersCalibrator(BinaryCalibrator):
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
         return merge_venn_abers(*self._pairs(scores))
 
-    def predict_interval(self, scores: Any, prob: float | None = None) -> np.ndarray:
+    def predict_interval(
+        self, scores: Any, prob: float | None = None, *, kind: str | None = None
+    ) -> np.ndarray:
         """The Venn-ABERS pair of each test score, as an interval per class.
 
         Parameters
@@ -313,9 +315,12 @@ class VennAbersCalibrator(BinaryCalibrator):
         scores : array-like of shape (n,) or (n, 2)
         prob : None
             Accepted for the interface of the posterior contract
-            (``predict_interval(X, prob=...)``) and ignored: a Venn-ABERS
-            interval has no nominal coverage; its validity is that one of its
-            ends is calibrated.
+            (``predict_interval(X, prob=..., kind=...)``) and ignored: a
+            Venn-ABERS interval has no nominal coverage; its validity is that
+            one of its ends is calibrated.
+        kind : None
+            Accepted for the same interface and ignored (the pair is not a
+            quantile interval, so neither ``"eti"`` nor ``"hdi"`` applies).
 
         Returns
         -------
@@ -511,11 +516,13 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
         """The class of larger merged probability (class 1 on ties above 0.5 only)."""
         return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
 
-    def predict_interval(self, X: Any, prob: float | None = None) -> np.ndarray:
+    def predict_interval(
+        self, X: Any, prob: float | None = None, *, kind: str | None = None
+    ) -> np.ndarray:
         """The (merged) Venn-ABERS pair per class, shape ``(n, 2, 2)``.
 
-        ``prob`` is accepted for the posterior contract's interface and
-        ignored (see :meth:`VennAbersCalibrator.predict_interval`).
+        ``prob`` and ``kind`` are accepted for the posterior contract's
+        interface and ignored (see :meth:`VennAbersCalibrator.predict_interval`).
         """
         p0, p1 = self.predict_pairs(X)
         with np.errstate(divide="ignore"):
