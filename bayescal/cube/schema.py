@@ -128,6 +128,12 @@ _REGISTRY: tuple[MetricInfo, ...] = (
                "using them)", None, "s", needs="timing"),
     MetricInfo("predict_seconds", "wall time of predicting the test fold", None, "s",
                needs="timing"),
+    MetricInfo("cell_seconds", "wall time of the whole cell in its worker (a fit shared "
+               "between scenarios counted once, in the cell that made it), so that summing "
+               "it over cells gives the study's compute time", None, "s", needs="timing"),
+    MetricInfo("cell_cpu_seconds", "CPU time of the cell's worker process over the same "
+               "span as cell_seconds (robust to other load on the machine)", None, "s",
+               needs="timing"),
     MetricInfo("rhat_max", "max rank-normalised split R-hat of the posterior (NaN where not "
                "Bayesian or not sampled)", "lower", "", needs="posterior"),
     MetricInfo("ess_bulk_min", "min bulk ESS of the posterior (NaN where not sampled)",

@@ -1,20 +1,23 @@
 """Where the cells of a study run: in this process, local processes or Dask.
 
-Each executor is a context manager that yields a function mapping the task
-list to an iterator of results (one list of :class:`~bayescal.cube.CellResult`
-per task, in completion order):
+Each executor is a context manager that yields a function mapping a
+:class:`~bayescal.study.schedule.TaskQueue` to an iterator of results (one
+list of :class:`~bayescal.cube.CellResult` per task, in completion order);
+every executor takes the largest task first:
 
 * :func:`sequential` — in the calling process (``n_jobs=1``);
-* :func:`local_processes` — joblib's ``loky`` backend, one BLAS thread per
-  worker (:func:`bayescal.threads.limit_blas_threads`);
+* :func:`local_processes` — warm loky worker processes, started once per run
+  with the spec and the datasets, one BLAS thread each; tasks are handed out
+  one at a time, the largest left first;
 * :func:`dask` — an existing scheduler's address, or ``"local"`` to start a
-  :class:`dask.distributed.LocalCluster` listening on 127.0.0.1 only. The
+  :class:`dask.distributed.LocalCluster` listening on 127.0.0.1 only (tasks
+  submitted with priorities, the largest first). The
   scheduler is reached (within :data:`SCHEDULER_TIMEOUT` seconds) when the
   context is entered, before the runner touches the store.
 
 :func:`terminate_on_signals` turns SIGTERM into an exception while a study
 runs, so that SIGTERM, like SIGINT (``KeyboardInterrupt``), unwinds the
-executor's context: joblib aborts and kills its loky workers, Dask closes its
+executor's context: the local pool kills its workers, Dask closes its
 client and local cluster. No worker outlives the main process.
 """
 
@@ -30,15 +33,15 @@ from typing import Any
 from bayescal.cube.store import CellResult
 from bayescal.study.cells import Task, run_task
 from bayescal.study.data import PreparedData
+from bayescal.study.schedule import QueuedTask, TaskQueue, default_workers
 
-__all__ = ["SCHEDULER_TIMEOUT", "SchedulerUnreachableError", "StudyTerminated", "dask",
-           "local_processes", "sequential", "terminate_on_signals"]
+__all__ = ["SCHEDULER_TIMEOUT", "SINGLE_THREAD_ENV", "SchedulerUnreachableError",
+           "StudyTerminated", "dask", "local_processes", "sequential", "terminate_on_signals"]
 
 #: Seconds allowed to reach a remote Dask scheduler.
 SCHEDULER_TIMEOUT = 5
 
-Tasks = list[tuple[Task, Any, Any]]
-Executor = Callable[[Any, Tasks, list[PreparedData]], Iterator[list[CellResult]]]
+Executor = Callable[[Any, TaskQueue, list[PreparedData]], Iterator[list[CellResult]]]
 
 
 class SchedulerUnreachableError(ConnectionError):
@@ -70,56 +73,112 @@ def terminate_on_signals() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _sequential(spec: Any, tasks: Tasks, datasets: list[PreparedData]
+def _seconds(cells: list[CellResult]) -> float:
+    """Measured seconds of a task: the sum of its cells' ``cell_seconds``."""
+    return float(sum(c.values.get("cell_seconds", 0.0) for c in cells))
+
+
+def _sequential(spec: Any, queue: TaskQueue, datasets: list[PreparedData]
                 ) -> Iterator[list[CellResult]]:
     from bayescal.threads import limit_blas_threads
 
     # one BLAS limit for the whole loop (setting it per task costs a library scan)
     with limit_blas_threads(1):
-        for task, train, test in tasks:
-            yield run_task(spec, task, datasets[task.dataset], train, test, blas_threads=None)
+        for item in queue.drain():
+            cells = run_task(spec, item.task, datasets[item.task.dataset], item.train,
+                             item.test, blas_threads=None)
+            queue.record(item, _seconds(cells))
+            yield cells
 
 
 @contextlib.contextmanager
 def sequential() -> Iterator[Executor]:
-    """Run every task in the calling process."""
+    """Run every task in the calling process, largest first."""
     yield _sequential
 
 
-@contextlib.contextmanager
-def local_processes(n_jobs: int) -> Iterator[Executor]:
-    """Run tasks on ``n_jobs`` loky worker processes (killed if the run is interrupted)."""
-    def execute(spec: Any, tasks: Tasks, datasets: list[PreparedData]
-                ) -> Iterator[list[CellResult]]:
-        from joblib import Parallel, delayed
+#: Environment of local workers: every BLAS/OpenMP pool starts with one thread,
+#: so that no library has to be scanned and limited per task.
+SINGLE_THREAD_ENV = {name: "1" for name in (
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
 
-        if len(tasks) <= 1:
-            yield from _sequential(spec, tasks, datasets)
+#: What a warm worker keeps between tasks: the spec and the prepared datasets
+#: (sent once, when the worker starts), and its process's imports, numba and
+#: PyTensor compilations and caches.
+_WORKER_STATE: dict[str, Any] = {}
+
+
+def _init_worker(spec: Any, datasets: list[PreparedData]) -> None:
+    """Loky initializer: keep the study's spec and data, one BLAS thread for life."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+    _WORKER_STATE["spec"] = spec
+    _WORKER_STATE["datasets"] = datasets
+
+
+def _worker_task(task: Task, train: Any, test: Any) -> list[CellResult]:
+    """Run ``task`` in a warm worker on the data its initializer received."""
+    spec, datasets = _WORKER_STATE["spec"], _WORKER_STATE["datasets"]
+    return run_task(spec, task, datasets[task.dataset], train, test, blas_threads=None)
+
+
+@contextlib.contextmanager
+def local_processes(n_jobs: int | None) -> Iterator[Executor]:
+    """Run tasks on warm local worker processes, largest first.
+
+    ``n_jobs`` workers (None: :func:`bayescal.study.schedule.default_workers`,
+    which runs a small study in this process) are started once per run by a
+    loky process pool whose initializer hands each the spec and the prepared
+    datasets; each task then travels as its fold's row indices only. Workers
+    start with one BLAS/OpenMP thread (:data:`SINGLE_THREAD_ENV`) and keep
+    their imports and compiled models between tasks. Tasks are handed out
+    one at a time (one waiting beyond the busy workers), always the largest
+    left (:class:`~bayescal.study.schedule.TaskQueue`, re-priced by the
+    measured seconds of finished tasks). The pool's workers are killed if
+    the run is interrupted.
+    """
+    pools: list[Any] = []
+
+    def execute(spec: Any, queue: TaskQueue, datasets: list[PreparedData]
+                ) -> Iterator[list[CellResult]]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        workers = default_workers(queue) if n_jobs is None else min(n_jobs, len(queue))
+        if workers <= 1:
+            yield from _sequential(spec, queue, datasets)
             return
-        parallel = Parallel(n_jobs=min(n_jobs, len(tasks)), backend="loky",
-                            return_as="generator_unordered")
-        results = parallel(delayed(run_task)(spec, task, datasets[task.dataset], train, test, 1)
-                           for task, train, test in tasks)
-        try:
-            yield from results
-        finally:
-            results.close()  # on an interruption joblib aborts and kills the workers
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                                   initargs=(spec, datasets), env=SINGLE_THREAD_ENV)
+        pools.append(pool)
+        running: dict[Any, QueuedTask] = {}
+
+        def submit() -> None:
+            item = queue.pop()
+            running[pool.submit(_worker_task, item.task, item.train, item.test)] = item
+
+        while queue and len(running) < workers + 1:
+            submit()
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                item = running.pop(future)
+                cells = future.result()
+                queue.record(item, _seconds(cells))
+                if queue:
+                    submit()
+                yield cells
+        pools.remove(pool)
+        pool.shutdown(wait=True)
 
     try:
         yield execute
-    except BaseException:
-        _kill_loky_workers()
-        raise
-
-
-def _kill_loky_workers() -> None:
-    """Terminate the reusable loky executor (its workers) after an interruption."""
-    try:
-        from joblib.externals.loky import get_reusable_executor
-    except ImportError:  # pragma: no cover
-        return
-    with contextlib.suppress(Exception):
-        get_reusable_executor().shutdown(wait=False, kill_workers=True)
+    finally:
+        for pool in pools:  # left by an interruption or a failure: no worker outlives it
+            pool.shutdown(wait=False, kill_workers=True)
 
 
 @contextlib.contextmanager
@@ -151,14 +210,16 @@ def dask(scheduler: str, n_jobs: int | None) -> Iterator[Executor]:
                     "scheduler runs, or leave out --scheduler to run locally") from None
             stack.enter_context(client)
 
-        def execute(spec: Any, tasks: Tasks, datasets: list[PreparedData]
+        def execute(spec: Any, queue: TaskQueue, datasets: list[PreparedData]
                     ) -> Iterator[list[CellResult]]:
             from dask.distributed import as_completed
 
+            items = list(queue.drain())  # largest first; Dask runs higher priority first
             shared = {d: client.scatter(datasets[d], broadcast=True)
-                      for d in sorted({t.dataset for t, _, _ in tasks})}
-            futures = [client.submit(run_task, spec, task, shared[task.dataset], train, test,
-                                     1, pure=False) for task, train, test in tasks]
+                      for d in sorted({i.task.dataset for i in items})}
+            futures = [client.submit(run_task, spec, i.task, shared[i.task.dataset], i.train,
+                                     i.test, 1, pure=False, priority=len(items) - rank)
+                       for rank, i in enumerate(items)]
             try:
                 for future in as_completed(futures):
                     yield future.result()

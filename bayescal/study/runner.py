@@ -36,6 +36,7 @@ from bayescal.study import executors
 from bayescal.study.cells import Task
 from bayescal.study.data import PreparedData, prepare_dataset
 from bayescal.study.protocol import make_splits
+from bayescal.study.schedule import TaskQueue, available_cores, estimate_task_cost
 from bayescal.study.seeds import DATASET, derive_seed
 from bayescal.study.spec import Spec, load_spec
 
@@ -175,12 +176,20 @@ def _stderr(line: str) -> None:
 
 
 def _executor(scheduler: str | None, n_jobs: int | None) -> Any:
-    workers = (os.cpu_count() or 1) if n_jobs in (None, -1) else n_jobs
     if scheduler is not None:
         return executors.dask(scheduler, n_jobs)
-    if workers == 1:
+    if n_jobs == 1:
         return executors.sequential()
-    return executors.local_processes(workers)
+    # None: the schedule chooses (one process for a small study); -1: every core
+    return executors.local_processes(available_cores() if n_jobs == -1 else n_jobs)
+
+
+def task_queue(spec: Spec, tasks: list[tuple[Task, Any, Any]],
+               datasets: list[PreparedData]) -> TaskQueue:
+    """The tasks in a :class:`TaskQueue`, priced by :func:`estimate_task_cost`."""
+    estimates = [estimate_task_cost(spec, t, len(train), datasets[t.dataset].X.shape[1])
+                 for t, train, _ in tasks]
+    return TaskQueue(tasks, estimates)
 
 
 def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
@@ -204,8 +213,10 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
         127.0.0.1 with ``n_jobs`` single-threaded worker processes; any
         other string is the address of a running scheduler.
     n_jobs : int, optional
-        Local worker processes (default: every core; 1 runs in this process;
-        -1 means every core).
+        Local worker processes (1 runs in this process; -1 means every
+        core). Default: one per core, or this process alone when the study is
+        small (:func:`bayescal.study.schedule.default_workers`). Tasks go
+        largest first (:mod:`bayescal.study.schedule`).
     progress : bool, default=True
         Show a progress bar (cells done / total, time left) on stderr.
     log : callable, optional
@@ -312,7 +323,7 @@ def _compute(spec: Spec, cells: CellStore, layout: StoreLayout, execute: Any,
               disable=not progress, dynamic_ncols=True) as bar:
         if not tasks:
             return
-        for cell_results in execute(spec, tasks, datasets):
+        for cell_results in execute(spec, task_queue(spec, tasks, datasets), datasets):
             for cell in cell_results:
                 cells.write_cell(layout, cell)
             bar.update(len(cell_results))

@@ -1,0 +1,323 @@
+"""The order of a study's tasks and the number of workers that run them.
+
+Largest tasks first
+-------------------
+Tasks (a classifier on one fold, every scenario; :class:`~bayescal.study.cells.Task`)
+differ in cost by four orders of magnitude: naive Bayes on 200 rows takes
+milliseconds, a 500-tree forest with DG calibration a minute, an exact-EP
+Gaussian process on 2,000 rows minutes. Handing them out in spec order leaves
+one worker alone with the last big task while the others idle. The
+:class:`TaskQueue` hands out the task with the largest expected cost first
+(longest processing time first, Graham 1969), whose makespan on ``m`` workers
+is at most ``4/3 - 1/(3m)`` times the optimum.
+
+Expected cost
+-------------
+:func:`estimate_task_cost` prices a task before anything has run, from the
+training rows ``n`` and features ``d`` of its fold, the classifier (a table of
+rough one-core costs per estimator class, :data:`FIT_COST`) and the fits each
+scenario makes (:func:`scenario_fits`: ``split`` one fit on the reduced set,
+``cv`` ``k`` fits, DG/DGG ``ceil(n_generated / held_out)`` bootstrap fits,
+while ``raw``/``full``/``oob``/``internal`` share the fold's one fit). The
+estimate only has to order tasks; once tasks of a (dataset, classifier) pair
+have run, :meth:`TaskQueue.record` rescales the pair's remaining estimates by
+their measured seconds (and other datasets' estimates of the classifier by the
+classifier's ratio), so measured costs take over from the table.
+
+Workers
+-------
+:func:`default_workers` chooses the number of local workers when the person
+running the study does not: one per available core, but never more than
+there are tasks, and one (no worker processes at all) when the whole study is
+expected to take less than :data:`MIN_PARALLEL_SECONDS`: starting and warming
+up worker processes costs more than it saves then, and the default must never
+be slower than one worker.
+
+References
+----------
+Graham, R. L. (1969). Bounds on multiprocessing timing anomalies. *SIAM
+Journal on Applied Mathematics* 17(2), 416-429.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from bayescal.study.cells import Task
+from bayescal.study.imports import EstimatorSpec
+from bayescal.study.spec import Spec
+
+__all__ = ["FIT_COST", "MIN_PARALLEL_SECONDS", "QueuedTask", "TaskQueue", "available_cores",
+           "default_workers", "estimate_task_cost", "fit_cost", "scenario_fits"]
+
+#: Below this many expected seconds of work a study runs in the calling
+#: process: two workers' start-up (spawn, imports, first compilations) costs
+#: a few seconds of their own.
+MIN_PARALLEL_SECONDS = 10.0
+
+#: The share of rows a bootstrap sample leaves out (``(1 - 1/n)^n -> 1/e``).
+_OUT_OF_BOOTSTRAP = math.exp(-1.0)
+
+
+def _param(params: dict[str, Any], name: str, default: Any) -> Any:
+    value = params.get(name, default)
+    return default if value is None else value
+
+
+def _forest(n: int, d: int, p: dict[str, Any]) -> float:
+    return int(_param(p, "n_estimators", 100)) * (1.5e-3 + 3e-7 * n * max(d, 1))
+
+
+def _svc(n: int, d: int, p: dict[str, Any]) -> float:
+    internal_cv = 5.0 if p.get("probability") else 1.0
+    return internal_cv * (2e-3 + 1e-7 * n * n * max(d, 1) ** 0.5)
+
+
+def _blr(n: int, d: int, p: dict[str, Any]) -> float:
+    if p.get("inference") == "laplace":
+        return 0.05 + 2e-6 * n * d
+    steps = int(_param(p, "chains", 2)) * (int(_param(p, "draws", 1000))
+                                           + int(_param(p, "tune", 1000)))
+    return 0.5 + steps * (2e-4 + 2e-8 * n * d)
+
+
+def _gpc(n: int, d: int, p: dict[str, Any]) -> float:
+    from bayescal.probes.gp_classifier import AUTO_EXACT_MAX_ROWS
+
+    inference = p.get("inference", "auto")
+    if inference in ("mcmc", "hsgp"):
+        return 1.0 + 2e-6 * n ** 2 * (int(_param(p, "draws", 500)) + int(_param(p, "tune", 500)))
+    if inference == "sparse" or (inference == "auto" and n > AUTO_EXACT_MAX_ROWS):
+        m = min(int(_param(p, "n_inducing", 400)), n)
+        return 0.5 + 2e-7 * m * m * n
+    return 0.5 + 1e-8 * n ** 3
+
+
+#: Rough one-core seconds of one fit of an estimator class on ``n`` rows and
+#: ``d`` features, by class name (a nested estimator — a pipeline's steps, a
+#: wrapper's estimator — adds its own). Classes not listed cost
+#: ``0.01 + 1e-6 n d``. The figures only order tasks; measured seconds
+#: replace them as the study runs (:meth:`TaskQueue.record`).
+FIT_COST: dict[str, Callable[[int, int, dict[str, Any]], float]] = {
+    "GaussianNB": lambda n, d, p: 1e-3 + 2e-7 * n * d,
+    "StandardScaler": lambda n, d, p: 1e-4 + 1e-8 * n * d,
+    "LogisticRegression": lambda n, d, p: 5e-3 + 2e-6 * n * d,
+    "RandomForestClassifier": _forest,
+    "ExtraTreesClassifier": _forest,
+    "SVC": _svc,
+    "MLPClassifier": lambda n, d, p: 0.2 + 2e-4 * n * max(d, 1) ** 0.5,
+    "BayesianLogisticRegression": _blr,
+    "BayesianGPClassifier": _gpc,
+}
+
+
+def _nested(value: Any) -> Iterator[EstimatorSpec]:
+    if isinstance(value, EstimatorSpec):
+        yield value
+        for _, v in value.params:
+            yield from _nested(v)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _nested(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _nested(v)
+
+
+def fit_cost(estimator: EstimatorSpec, n: int, d: int, overrides: dict[str, Any] | None = None
+             ) -> float:
+    """Expected one-core seconds of one fit of ``estimator`` (and what it nests).
+
+    Parameters
+    ----------
+    estimator : EstimatorSpec
+    n, d : int
+        Training rows and features.
+    overrides : dict, optional
+        Parameters that replace the spec's for the top-level estimator.
+
+    Returns
+    -------
+    float
+    """
+    total = 0.0
+    for i, spec in enumerate(_nested(estimator)):
+        params = spec.params_dict()
+        if i == 0 and overrides:
+            params.update(overrides)
+        name = spec.path.rsplit(".", 1)[-1]
+        cost = FIT_COST.get(name)
+        total += cost(n, d, params) if cost is not None else 0.01 + 1e-6 * n * d
+    return total
+
+
+def scenario_fits(kind: str, params: dict[str, Any], n: int) -> list[float]:
+    """The fits a scenario makes beyond the fold's shared fit, as row counts.
+
+    Parameters
+    ----------
+    kind : str
+        The scenario kind (``raw``, ``split``, ``cv``, ``dg``, ...).
+    params : dict
+        The scenario's :class:`~bayescal.calibration.CalibratedClassifier`
+        parameters (``split_fraction``, ``cv``, ``n_generated``, ...).
+    n : int
+        Training rows of the fold.
+
+    Returns
+    -------
+    list of float
+        The training rows of each extra fit (empty for the scenarios that
+        reuse the fold's shared fit: ``raw``, ``full``, ``oob``, ``internal``).
+    """
+    if kind == "split":
+        return [n * (1.0 - float(_param(params, "split_fraction", 0.3)))]
+    if kind == "cv":
+        k = int(_param(params, "cv", 5))
+        return [n * (k - 1) / k] * k
+    if kind in ("dg", "dgg"):
+        held = max(n * _OUT_OF_BOOTSTRAP, 1.0)
+        rounds = math.ceil(int(_param(params, "n_generated", 5000)) / held)
+        return [float(n)] * rounds
+    if kind == "wrapper":
+        k = int(_param(params, "cv", 5))
+        return [n * (k - 1) / k] * k
+    return []
+
+
+def estimate_task_cost(spec: Spec, task: Task, n: int, d: int) -> float:
+    """Expected one-core seconds of ``task`` (the shared fit counted once).
+
+    Parameters
+    ----------
+    spec : Spec
+    task : Task
+    n, d : int
+        Training rows of the task's fold and features of its dataset.
+
+    Returns
+    -------
+    float
+    """
+    cspec = spec.classifiers[task.classifier]
+    base = dict(spec.datasets[task.dataset].override(cspec.name))
+    shared: set[tuple[tuple[str, Any], ...]] = set()
+    total = 0.0
+    for s in task.scenarios:
+        scenario = spec.scenarios[s]
+        params = {**base, **dict(scenario.classifier_params)}
+        key = tuple(sorted(params.items(), key=lambda kv: kv[0]))
+        if scenario.kind != "split" and key not in shared:  # the fold's (shared) fit
+            shared.add(key)
+            total += fit_cost(cspec.estimator, n, d, params)
+        source = scenario.wrapper.params if scenario.wrapper is not None else scenario.params
+        for rows in scenario_fits(scenario.kind, dict(source), n):
+            total += fit_cost(cspec.estimator, max(int(rows), 1), d, params)
+    return total
+
+
+@dataclass
+class QueuedTask:
+    """A task waiting in a :class:`TaskQueue`, with its expected cost."""
+
+    task: Task
+    train: Any
+    test: Any
+    estimate: float
+    order: int = field(default=0)
+
+
+class TaskQueue:
+    """Tasks handed out largest expected cost first, re-priced as they finish.
+
+    Parameters
+    ----------
+    items : list of (Task, train, test)
+    estimates : list of float
+        Expected seconds of each task (:func:`estimate_task_cost`).
+
+    Notes
+    -----
+    Ties keep spec order. :meth:`record` divides a finished task's measured
+    seconds by its estimate; the remaining tasks of the same (dataset,
+    classifier) are re-priced by the mean of these ratios, and tasks of the
+    same classifier on datasets not measured yet by the classifier's mean
+    ratio.
+    """
+
+    def __init__(self, items: list[tuple[Task, Any, Any]], estimates: list[float]) -> None:
+        if len(items) != len(estimates):
+            raise ValueError(f"`estimates` must have one value per task ({len(items)}), "
+                             f"got {len(estimates)}")
+        self._waiting = [QueuedTask(t, tr, te, float(e), i)
+                         for i, ((t, tr, te), e) in enumerate(zip(items, estimates, strict=True))]
+        self._ratios: dict[tuple[int, ...], list[float]] = {}
+        self.total_estimate = float(sum(estimates))
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def _price(self, item: QueuedTask) -> float:
+        t = item.task
+        for key in ((t.dataset, t.classifier), (t.classifier,)):
+            ratios = self._ratios.get(key)
+            if ratios:
+                return item.estimate * sum(ratios) / len(ratios)
+        return item.estimate
+
+    def pop(self) -> QueuedTask:
+        """Remove and return the waiting task of the largest current price."""
+        if not self._waiting:
+            raise IndexError("pop from an empty TaskQueue")
+        best = max(range(len(self._waiting)),
+                   key=lambda i: (self._price(self._waiting[i]), -self._waiting[i].order))
+        return self._waiting.pop(best)
+
+    def record(self, item: QueuedTask, seconds: float) -> None:
+        """Re-price the waiting tasks with the measured ``seconds`` of ``item``."""
+        if not (seconds > 0 and item.estimate > 0 and math.isfinite(seconds)):
+            return
+        ratio = seconds / item.estimate
+        t = item.task
+        self._ratios.setdefault((t.dataset, t.classifier), []).append(ratio)
+        self._ratios.setdefault((t.classifier,), []).append(ratio)
+
+    def drain(self) -> Iterator[QueuedTask]:
+        """Pop every task in turn (the largest first); :meth:`record` may run between."""
+        while self._waiting:
+            yield self.pop()
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def default_workers(queue: TaskQueue, cores: int | None = None) -> int:
+    """Local workers for a study when none are asked for.
+
+    Parameters
+    ----------
+    queue : TaskQueue
+        The tasks to run.
+    cores : int, optional
+        Available cores (default: :func:`available_cores`).
+
+    Returns
+    -------
+    int
+        ``min(cores, tasks)``, or 1 when the study is expected to take less
+        than :data:`MIN_PARALLEL_SECONDS` (worker start-up would cost more
+        than it saves).
+    """
+    cores = available_cores() if cores is None else cores
+    if len(queue) < 2 or queue.total_estimate < MIN_PARALLEL_SECONDS:
+        return 1
+    return max(1, min(cores, len(queue)))
