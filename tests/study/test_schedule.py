@@ -1,0 +1,186 @@
+"""Tests of bayescal.study.schedule: largest-first task order, cost estimates, workers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bayescal.study import executors, parse_spec, run
+from bayescal.study.cells import Task
+from bayescal.study.runner import task_queue
+from bayescal.study.schedule import (
+    MIN_PARALLEL_SECONDS,
+    TaskQueue,
+    default_workers,
+    estimate_task_cost,
+    scenario_fits,
+)
+
+from .conftest import TINY_SPEC
+from .test_runner import assert_same_cube
+
+#: Two classifiers of very different cost: a 300-tree forest and naive Bayes.
+SKEWED_SPEC = TINY_SPEC.replace(
+    '[classifiers.lr]\nclass = "sklearn.linear_model.LogisticRegression"\nparams = { C = 0.5 }',
+    '[classifiers.rf]\nclass = "sklearn.ensemble.RandomForestClassifier"\n'
+    'params = { n_estimators = 300 }')
+
+
+def _task(c: int, fold: int = 0) -> Task:
+    return Task(0, c, 0, fold, (0,))
+
+
+def test_queue_pops_largest_first_ties_in_spec_order():
+    items = [(_task(0, f), None, None) for f in range(5)]
+    queue = TaskQueue(items, [1.0, 5.0, 3.0, 5.0, 0.5])
+    assert [q.task.fold for q in queue.drain()] == [1, 3, 2, 0, 4]
+    assert len(queue) == 0
+    with pytest.raises(IndexError, match="empty TaskQueue"):
+        queue.pop()
+
+
+def test_queue_reprices_by_measured_seconds():
+    # classifier 0 estimated big but measured small: classifier 1 goes before it
+    items = [(_task(0, 0), None, None), (_task(0, 1), None, None),
+             (_task(1, 0), None, None), (Task(1, 0, 0, 0, (0,)), None, None)]
+    queue = TaskQueue(items, [10.0, 10.0, 4.0, 10.0])
+    first = queue.pop()
+    assert (first.task.classifier, first.task.fold) == (0, 0)
+    queue.record(first, 1.0)  # ratio 0.1 for (dataset 0, classifier 0) and classifier 0
+    # (0,0,f1) now costs 1; (1, c0) on another dataset also 1 (classifier ratio); c1 costs 4
+    assert queue.pop().task.classifier == 1
+    rest = [queue.pop() for _ in range(2)]
+    assert {(q.task.dataset, q.task.fold) for q in rest} == {(0, 1), (1, 0)}
+    queue.record(rest[0], float("nan"))  # ignored, not an error
+
+
+def test_queue_bad_input():
+    with pytest.raises(ValueError, match=r"`estimates` must have one value per task \(1\), got 2"):
+        TaskQueue([(_task(0), None, None)], [1.0, 2.0])
+
+
+def test_scenario_fits_oracle():
+    assert scenario_fits("raw", {}, 100) == []
+    assert scenario_fits("full", {}, 100) == []
+    assert scenario_fits("split", {"split_fraction": 0.25}, 100) == [75.0]
+    assert scenario_fits("cv", {"cv": 4}, 100) == [75.0] * 4
+    # DG: bootstrap rounds hold out n/e rows each until n_generated are collected
+    rounds = math.ceil(5000 / (180 * math.exp(-1)))
+    assert scenario_fits("dg", {}, 180) == [180.0] * rounds
+    assert len(scenario_fits("dgg", {"n_generated": 500}, 180)) == math.ceil(500 / (180 / math.e))
+
+
+COST_SPEC = """
+[study]
+name = "costs"
+seed = 1
+
+[protocol]
+kind = "kfold"
+n_splits = 10
+
+[datasets.synthetic]
+generator = "bayescal.datasets.make_thesis_synthetic"
+params = { n_per_class = 100 }
+
+[classifiers.nb]
+class = "sklearn.naive_bayes.GaussianNB"
+
+[classifiers.rf]
+class = "sklearn.ensemble.RandomForestClassifier"
+params = { n_estimators = 500, oob_score = true }
+
+[classifiers.gpc]
+class = "bayescal.probes.BayesianGPClassifier"
+params = { inference = "auto" }
+
+[scenarios.raw]
+kind = "raw"
+
+[scenarios.enir_full]
+kind = "full"
+calibrator = { class = "bayescal.calibration.ENIRCalibrator" }
+classifiers = ["nb", "rf"]
+
+[scenarios.enir_oob]
+kind = "oob"
+calibrator = { class = "bayescal.calibration.ENIRCalibrator" }
+classifiers = ["rf"]
+
+[scenarios.enir_dg]
+kind = "dg"
+calibrator = { class = "bayescal.calibration.ENIRCalibrator" }
+classifiers = ["nb", "rf"]
+"""
+
+
+def test_estimates_order_classifiers_and_scenarios():
+    spec = parse_spec(COST_SPEC)
+    names = [c.name for c in spec.classifiers]
+    raw, full, oob, dg = range(4)
+
+    def cost(clf: str, scenarios: tuple[int, ...], n: int = 180, d: int = 6) -> float:
+        return estimate_task_cost(spec, Task(0, names.index(clf), 0, 0, scenarios), n, d)
+
+    assert cost("nb", (raw,)) < cost("rf", (raw,)) < cost("rf", (raw, dg))
+    assert cost("gpc", (raw,), n=1500) > 10 * cost("gpc", (raw,), n=300)
+    # raw, full and oob share the fold's one fit: adding full and oob adds no fit
+    assert cost("rf", (raw, full, oob)) == pytest.approx(cost("rf", (raw,)))
+    assert cost("rf", (raw, dg)) == pytest.approx(
+        cost("rf", (raw,)) * (1 + len(scenario_fits("dg", {}, 180))))
+
+
+def test_default_workers():
+    items = [(_task(0, f), None, None) for f in range(4)]
+    small = TaskQueue(items, [MIN_PARALLEL_SECONDS / 8] * 4)
+    big = TaskQueue(items, [MIN_PARALLEL_SECONDS] * 4)
+    assert default_workers(small, cores=2) == 1
+    assert default_workers(big, cores=2) == 2
+    assert default_workers(big, cores=16) == 4
+    assert default_workers(TaskQueue(items[:1], [1e6]), cores=2) == 1
+
+
+def test_runs_dispatch_largest_first(tmp_path, monkeypatch):
+    spec = parse_spec(SKEWED_SPEC)
+    dispatched: list[int] = []
+    original = executors.run_task
+
+    def spy(spec_, task, *args, **kwargs):
+        dispatched.append(task.classifier)
+        return original(spec_, task, *args, **kwargs)
+
+    monkeypatch.setattr(executors, "run_task", spy)
+    run(spec, tmp_path / "seq", n_jobs=1, progress=False)
+    rf = [c.name for c in spec.classifiers].index("rf")
+    n_rf = dispatched.count(rf)
+    assert n_rf == 6 and dispatched[:n_rf] == [rf] * n_rf  # every forest before naive Bayes
+
+
+def test_task_queue_prices_the_runner_tasks():
+    from bayescal.cube.store import StoreLayout
+    from bayescal.study.runner import _prepare, _tasks
+
+    spec = parse_spec(SKEWED_SPEC)
+    datasets, splits, _ = _prepare(spec)
+    tasks = _tasks(spec, StoreLayout.from_spec(spec), splits, set())
+    queue = task_queue(spec, tasks, datasets)
+    assert len(queue) == len(tasks) == 12
+    prices = [q.estimate for q in queue.drain()]
+    assert prices == sorted(prices, reverse=True) and np.isfinite(prices).all()
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_one_worker_cube_and_cell_seconds(tmp_path):
+    spec = parse_spec(SKEWED_SPEC)
+    one = run(spec, tmp_path / "one", n_jobs=1, progress=False)
+    two = run(spec, tmp_path / "two", n_jobs=2, progress=False)
+    assert_same_cube(one, two)
+    for tree in (one, two):
+        m = tree["metrics"]
+        done = m["done"].values
+        seconds = m["cell_seconds"].values[done]
+        assert np.isfinite(seconds).all() and (seconds > 0).all()
+        assert np.isfinite(m["cell_cpu_seconds"].values[done]).all()
+        assert np.isnan(m["cell_seconds"].values[~done]).all()  # not applicable
