@@ -30,7 +30,7 @@ from bayescal.study.seeds import CLASSIFIER, SCENARIO, derive_seed
 from bayescal.study.sharing import FitCache, SharedFitClassifier
 from bayescal.study.spec import CALIBRATED_CLASSIFIER, ScenarioSpec, Spec
 
-__all__ = ["Task", "build_model", "run_task"]
+__all__ = ["Task", "build_model", "generation_scenario", "run_task"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,30 @@ def _classifier(spec: Spec, task: Task, scenario: ScenarioSpec) -> Any:
     return _with_seed(est, seed, {k for k, _ in cspec.params} | set(params))
 
 
+#: Scenario parameters that do not change the data DG / DGG generate.
+_NOT_GENERATION = frozenset({"group_size"})
+
+
+def generation_scenario(spec: Spec, s: int) -> int:
+    """The scenario whose index seeds scenario ``s`` (``s`` itself unless DG/DGG).
+
+    DG and DGG scenarios with the same parameters apart from ``group_size``
+    (and the same classifier parameters) generate the same calibration data
+    from the same seed: the first of them in the spec lends its index.
+    """
+    scenario = spec.scenarios[s]
+    if scenario.kind not in ("dg", "dgg"):
+        return s
+
+    def generation(sc: ScenarioSpec) -> tuple[Any, ...]:
+        params = tuple((k, v) for k, v in sc.params if k not in _NOT_GENERATION)
+        return (tuple(sorted(params, key=lambda kv: kv[0])), sc.classifier_params)
+
+    mine = generation(scenario)
+    return next(i for i, other in enumerate(spec.scenarios[:s + 1])
+                if other.kind in ("dg", "dgg") and generation(other) == mine)
+
+
 def build_model(spec: Spec, task: Task, s: int, cache: FitCache | None) -> Any:
     """The unfitted model of scenario ``s`` in ``task`` (raw: the classifier).
 
@@ -67,14 +91,18 @@ def build_model(spec: Spec, task: Task, s: int, cache: FitCache | None) -> Any:
     fix it) is derived from (dataset, classifier, repeat, fold) — the same for
     every scenario, which is what lets them share a fit; the scenario's own
     randomness (calibration split, DG/DGG resampling, calibrator) from
-    (dataset, classifier, scenario, repeat, fold).
+    (dataset, classifier, scenario, repeat, fold), where DG and DGG scenarios
+    that generate alike take the first such scenario's index
+    (:func:`generation_scenario`): they draw the same bootstrap samples, so
+    DGG replays DG's fits (:mod:`bayescal.study.sharing`) and the two differ
+    only by DGG's grouping (common random numbers in their comparison).
     """
     scenario = spec.scenarios[s]
     clf = _classifier(spec, task, scenario)
     if scenario.kind == "raw":
         return SharedFitClassifier(estimator=clf, cache=cache)
-    seed = derive_seed(spec.seed, SCENARIO, task.dataset, task.classifier, s, task.repeat,
-                       task.fold)
+    seed = derive_seed(spec.seed, SCENARIO, task.dataset, task.classifier,
+                       generation_scenario(spec, s), task.repeat, task.fold)
     shared = SharedFitClassifier(estimator=clf, cache=cache)
     if scenario.kind == "wrapper":
         assert scenario.wrapper is not None

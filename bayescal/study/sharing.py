@@ -30,6 +30,16 @@ through uncached (they are not shared and would only take memory). A scenario
 that changes the classifier's parameters (``classifier_params``, e.g.
 ``probability = true`` for SVC's internal Platt) gets a fit of its own.
 
+Fits on other data are not kept, but their *predictions* are: a fit on the
+same rows with the same parameters as an earlier one of the task, asked to
+predict the same rows, is answered from the earlier predictions without
+fitting (a :class:`FitCache` replay). This shares whole Monte-Carlo loops:
+DG and DGG scenarios of a fold draw the same bootstrap samples (the runner
+gives them one seed, :func:`bayescal.study.cells.build_model`), so DGG
+replays DG's fits and only groups their predictions, and two wrappers with
+the same cross-validation share its fits. Only predictions are kept (a few
+floats per predicted row), never the fitted models.
+
 The cache lives for one task (dataset, classifier, repeat, fold) in one
 process; it is never pickled into a store.
 """
@@ -77,6 +87,9 @@ class FitCache:
         Fits actually made on the training data (cache misses).
     n_hits : int
         Fits answered from the cache.
+    n_replays : int
+        Fits on other data answered from an identical earlier fit's
+        recorded predictions (not fitted).
     borrowed_seconds : float
         Seconds of the original fits behind the hits since the last
         :meth:`reset_borrowed` — added to a scenario's ``fit_seconds`` so that
@@ -92,8 +105,11 @@ class FitCache:
     def __init__(self, X: Any, y: Any) -> None:
         self._data = _data_key(X, y)
         self._fits: dict[str, tuple[Any, float]] = {}
+        self._outputs: dict[str, dict[tuple[str, str], np.ndarray]] = {}
+        self._classes: dict[str, np.ndarray] = {}
         self.n_fits = 0
         self.n_hits = 0
+        self.n_replays = 0
         self.borrowed_seconds = 0.0
 
     def __deepcopy__(self, memo: dict[int, Any]) -> FitCache:
@@ -102,9 +118,46 @@ class FitCache:
     def __reduce__(self) -> Any:
         raise TypeError("a FitCache is process-local and is never pickled")
 
+    def holds_fold(self, X: Any, y: Any) -> bool:
+        """Whether ``(X, y)`` is the fold's training data."""
+        return _data_key(X, y) == self._data
+
     def reset_borrowed(self) -> None:
         """Start counting borrowed seconds afresh (before a scenario's fit)."""
         self.borrowed_seconds = 0.0
+
+    def other_key(self, estimator: Any, X: Any, y: Any, fit_params: dict[str, Any]
+                  ) -> str | None:
+        """The replay key of a fit on data other than the fold's (None: not replayable)."""
+        if fit_params:
+            return None
+        return _params_key(estimator) + _data_key(X, y)
+
+    def replayable(self, key: str | None) -> bool:
+        """Whether a fit with this key was made (and its classes recorded) before."""
+        return key is not None and key in self._classes
+
+    def record_fit(self, key: str | None, classes: np.ndarray) -> None:
+        """Record that the fit ``key`` was made and learnt ``classes``."""
+        if key is not None:
+            self._classes[key] = np.asarray(classes)
+            self._outputs.setdefault(key, {})
+
+    def classes(self, key: str) -> np.ndarray:
+        """The classes of the recorded fit ``key``."""
+        self.n_replays += 1
+        return self._classes[key]
+
+    def output(self, key: str | None, method: str, X: Any) -> np.ndarray | None:
+        """The recorded ``method(X)`` of the fit ``key``, or None."""
+        if key is None or key not in self._outputs:
+            return None
+        return self._outputs[key].get((method, _data_key(X, ())))
+
+    def record_output(self, key: str | None, method: str, X: Any, out: np.ndarray) -> None:
+        """Keep ``method(X)`` of the fit ``key`` for later replays."""
+        if key is not None and key in self._outputs:
+            self._outputs[key][(method, _data_key(X, ()))] = np.array(out, copy=True)
 
     def fit(self, estimator: Any, X: Any, y: Any, **fit_params: Any) -> Any:
         """A fitted clone of ``estimator`` on ``(X, y)``, shared when possible."""
@@ -161,35 +214,67 @@ class SharedFitClassifier(ClassifierMixin, BaseEstimator):
         self.cache = cache
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> SharedFitClassifier:
-        """Fit (or fetch the shared fit of) the wrapped classifier."""
-        if self.cache is None:
+        """Fit (or fetch the shared fit, or replay an earlier fit of) the classifier."""
+        for name in ("estimator_", "_pending", "_replay_key"):
+            self.__dict__.pop(name, None)
+        cache = self.cache
+        if cache is None:
             self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
+        elif not fit_params and cache.holds_fold(X, y):
+            self.estimator_ = cache.fit(self.estimator, X, y)
         else:
-            self.estimator_ = self.cache.fit(self.estimator, X, y, **fit_params)
+            key = cache.other_key(self.estimator, X, y, fit_params)
+            self._replay_key = key
+            if cache.replayable(key):  # answered from recorded predictions; fitted if need be
+                self._pending = (X, y, fit_params)
+                self.classes_ = cache.classes(key)
+                return self
+            self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
+            cache.record_fit(key, self.estimator_.classes_)
         self.classes_ = self.estimator_.classes_
         return self
+
+    def _fitted(self) -> Any:
+        """The fitted classifier (made now if the fit was a replay)."""
+        pending = self.__dict__.pop("_pending", None)
+        if pending is not None:
+            X, y, fit_params = pending
+            self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
+        return self.estimator_
+
+    def _output(self, method: str, X: Any) -> np.ndarray:
+        check_is_fitted(self)
+        key = self.__dict__.get("_replay_key")
+        out = None if self.cache is None else self.cache.output(key, method, X)
+        if out is None:
+            out = getattr(self._fitted(), method)(X)
+            if self.cache is not None:
+                self.cache.record_output(key, method, X, out)
+        return out
 
     @available_if(_inner_has("predict_proba"))
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of the wrapped classifier."""
-        check_is_fitted(self)
-        return self.estimator_.predict_proba(X)
+        return self._output("predict_proba", X)
 
     @available_if(_inner_has("decision_function"))
     def decision_function(self, X: Any) -> np.ndarray:
         """Decision function of the wrapped classifier."""
-        check_is_fitted(self)
-        return self.estimator_.decision_function(X)
+        return self._output("decision_function", X)
 
     def predict(self, X: Any) -> np.ndarray:
         """Class predictions of the wrapped classifier."""
-        check_is_fitted(self)
-        return self.estimator_.predict(X)
+        return self._output("predict", X)
 
     def __getattr__(self, name: str) -> Any:
-        # Only fitted attributes (trailing underscore) are forwarded.
-        if name.endswith("_") and not name.startswith("__") and "estimator_" in self.__dict__:
-            return getattr(self.__dict__["estimator_"], name)
+        # Only fitted attributes (trailing underscore) are forwarded; a replayed
+        # fit is made for real the first time one is asked for.
+        if name.endswith("_") and not name.startswith("__"):
+            if "_pending" in self.__dict__:
+                self._fitted()
+                return getattr(self, name)
+            if "estimator_" in self.__dict__:
+                return getattr(self.__dict__["estimator_"], name)
         raise AttributeError(name)
 
     def __sklearn_tags__(self) -> Any:

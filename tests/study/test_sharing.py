@@ -121,8 +121,9 @@ def test_runner_fits_the_base_classifier_once_per_fold(tmp_path, test_estimators
     spec = parse_spec(SHARING_SPEC, allow_modules=[test_estimators_on_path])
     before = ste.CountingNaiveBayes.fits
     tree = run(spec, tmp_path / "store", n_jobs=1, progress=False)
-    # per fold: 1 shared fit (raw + both refits) + 2 x 2 CV fits; unshared it would be 7
-    assert ste.CountingNaiveBayes.fits - before == 3 * 5
+    # per fold: 1 shared fit (raw + both refits) + 2 CV fits, which the second wrapper
+    # (same CV splits) replays; unshared it would be 7
+    assert ste.CountingNaiveBayes.fits - before == 3 * 3
     fit_s = tree["metrics"]["fit_seconds"].sel(dataset="blobs", classifier="nb")
     # a scenario that borrowed the shared fit is charged for it
     assert bool((fit_s.sel(scenario="sigmoid") >= fit_s.sel(scenario="raw") * 0.5).all())
@@ -150,3 +151,46 @@ calibrator = { class = "bayescal.calibration.IsotonicCalibrator" }
     assert tree.attrs["errors"] == "{}"
     # per fold: raw/full/cv's refit share 1 fit, cv adds 2, split fits its own: 4 (not 6)
     assert ste.CountingNaiveBayes.fits - before == 3 * 4
+
+
+def test_dgg_replays_dg_fits_with_the_same_answers(data, test_estimators_on_path):
+    import study_test_estimators as ste
+
+    from bayescal.calibration.generation import generate_calibration_data
+
+    X, y = data
+    cache = FitCache(X, y)
+    shared = SharedFitClassifier(estimator=ste.CountingNaiveBayes(), cache=cache)
+    before = ste.CountingNaiveBayes.fits
+    dg = generate_calibration_data(shared, X, y, method="dg", n_samples=600, random_state=3)
+    rounds = ste.CountingNaiveBayes.fits - before
+    assert rounds >= 600 / 150 and cache.n_replays == 0
+    dgg = generate_calibration_data(shared, X, y, method="dgg", n_samples=600, random_state=3)
+    assert ste.CountingNaiveBayes.fits - before == rounds  # DGG fitted nothing
+    assert cache.n_replays == rounds
+    # oracle: the same calls on the bare classifier, no cache
+    plain = ste.CountingNaiveBayes()
+    for got, method in ((dg, "dg"), (dgg, "dgg")):
+        want = generate_calibration_data(plain, X, y, method=method, n_samples=600,
+                                         random_state=3)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    # another seed draws other samples: no replay
+    generate_calibration_data(shared, X, y, method="dgg", n_samples=600, random_state=4)
+    assert cache.n_replays == rounds
+
+
+def test_replayed_fit_is_made_when_a_fitted_attribute_is_asked_for(data):
+    X, y = data
+    cache = FitCache(X, y)
+    first = SharedFitClassifier(estimator=GaussianNB(), cache=cache).fit(X[:90], y[:90])
+    p = first.predict_proba(X[90:])
+    again = SharedFitClassifier(estimator=GaussianNB(), cache=cache).fit(X[:90], y[:90])
+    assert cache.n_replays == 1 and "estimator_" not in again.__dict__
+    np.testing.assert_array_equal(again.predict_proba(X[90:]), p)  # replayed
+    assert "estimator_" not in again.__dict__
+    # rows never predicted before: the fit is made for real, same answer as a plain fit
+    plain = GaussianNB().fit(X[:90], y[:90])
+    np.testing.assert_array_equal(again.predict_proba(X[:10]), plain.predict_proba(X[:10]))
+    np.testing.assert_array_equal(again.theta_, plain.theta_)
+    np.testing.assert_array_equal(again.classes_, plain.classes_)
