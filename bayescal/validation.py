@@ -300,7 +300,8 @@ def check_probability_matrix(
     _check_not_empty(arr, name)
     if arr.shape[1] < 2:
         raise ValueError(
-            f"`{name}` must have at least 2 columns (one per class); got shape {arr.shape}."
+            f"`{name}` has {arr.shape[1]} feature(s) but must have at least 2 columns (one per "
+            f"class); got shape {arr.shape}."
         )
     if n_classes is not None and arr.shape[1] != n_classes:
         raise ValueError(
@@ -356,8 +357,9 @@ def check_labels(values: Any, name: str = "y", *, n_classes: int | None = None) 
         frac = arr != np.round(arr)
         if frac.any():
             raise ValueError(
-                f"`{name}` must hold whole-number class codes; {describe_bad_values(arr, frac)} "
-                "are fractional. Fractional targets are accepted only by calibrators."
+                f"Unknown label type: continuous. `{name}` must hold whole-number class "
+                f"codes; {describe_bad_values(arr, frac)} are fractional. Fractional targets "
+                "are accepted only by calibrators."
             )
     labels = arr.astype(np.int64)
     neg = labels < 0
