@@ -917,8 +917,8 @@ def check_classification_data(
     """Validate a classifier's ``fit(X, y)`` input in one call.
 
     ``X`` through :func:`check_features` (``reset=True``: records
-    ``n_features_in_``), ``y`` through :func:`encode_labels`, then their
-    lengths against each other.
+    ``n_features_in_``), their lengths against each other, then ``y`` through
+    :func:`encode_labels`.
 
     Parameters
     ----------
@@ -952,8 +952,9 @@ def check_classification_data(
     arr = check_features(
         estimator, X, "X", reset=True, allow_nan=allow_nan, min_samples=min_samples
     )
+    if np.ndim(y) >= 1:  # None and scalars: encode_labels says what is wrong
+        check_consistent_length(X=arr, y=y)
     classes, codes = encode_labels(y, "y", minimum_classes=minimum_classes)
-    check_consistent_length(X=arr, y=codes)
     return arr, classes, codes
 
 
