@@ -784,5 +784,45 @@ def clip_probabilities(
     return np.clip(values, clip, high), int(np.count_nonzero(moved))
 
 
-__all__ += ["DEFAULT_CLIP", "SCORE_INPUTS", "check_score_input", "clip_constraint",
-            "clip_probabilities"]
+#: The output floor of every map that ends in a sigmoid (Platt, beta, the
+#: logistic GAM, the Bayesian maps, BLR): its probabilities lie in
+#: ``[OUTPUT_FLOOR, 1 - OUTPUT_FLOOR]``, so a steep map on a clipped score never
+#: returns an exact 0 or 1 (infinite log loss) by float64 rounding. 1e-15 is
+#: the smallest floor whose complement ``1 - 1e-15`` float64 still tells from 1
+#: with room to spare (its spacing below 1 is 1.1e-16).
+OUTPUT_FLOOR = 1e-15
+_LOGIT_BOUND = float(np.log1p(-OUTPUT_FLOOR) - np.log(OUTPUT_FLOOR))
+
+
+def bounded_expit(eta: Any) -> np.ndarray:
+    """The logistic function with bayescal's output floor, ``expit`` kept off 0 and 1.
+
+    Parameters
+    ----------
+    eta : array-like
+        Log-odds (any real numbers, e.g. a fitted map's linear predictor).
+
+    Returns
+    -------
+    ndarray
+        ``expit(eta)`` within ``[OUTPUT_FLOOR, 1 - OUTPUT_FLOOR]``: log-odds
+        beyond ``±logit(1 - OUTPUT_FLOOR)`` (about ±34.5) give the floor.
+        This is a property of the map's output, not a change of its input:
+        the map itself (its coefficients, ``n_clipped_``) is untouched.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.special import expit
+    >>> p = bounded_expit(np.array([-800.0, 0.0, 40.0]))
+    >>> float(p[0]) == OUTPUT_FLOOR, float(p[1]), bool(p[2] < 1.0), bool(expit(40.0) == 1.0)
+    (True, 0.5, True, True)
+    """
+    from scipy.special import expit
+
+    p = expit(np.clip(eta, -_LOGIT_BOUND, _LOGIT_BOUND))
+    return np.clip(p, OUTPUT_FLOOR, 1.0 - OUTPUT_FLOOR)
+
+
+__all__ += ["DEFAULT_CLIP", "OUTPUT_FLOOR", "SCORE_INPUTS", "bounded_expit", "check_score_input",
+            "clip_constraint", "clip_probabilities"]

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from bayescal import validation as v
+from bayescal.calibration import BetaCalibrator, LogisticGAMCalibrator, PlattCalibrator
 
 
 @pytest.mark.parametrize(
@@ -143,3 +144,36 @@ def test_check_matrix_names_sparse_input():
 
     with pytest.raises(TypeError, match=r"`X` is a sparse matrix.*X.toarray\(\)"):
         check_matrix(sp.csr_matrix(np.eye(3)))
+
+
+def test_bounded_expit_keeps_sigmoid_outputs_off_zero_and_one():
+    from scipy.special import expit
+
+    from bayescal.validation import OUTPUT_FLOOR, bounded_expit
+
+    eta = np.array([-1e3, -40.0, -34.0, -3.0, 0.0, 3.0, 34.0, 40.0, 1e3])
+    p = bounded_expit(eta)
+    assert p.min() == OUTPUT_FLOOR and 1.0 - p.max() >= OUTPUT_FLOOR * 0.99
+    assert np.all((p > 0.0) & (p < 1.0)) and np.all(np.diff(p) >= 0)
+    inside = np.abs(eta) <= 34.0
+    np.testing.assert_allclose(p[inside], expit(eta[inside]), rtol=1e-15)
+    assert expit(40.0) == 1.0  # what the floor prevents
+
+
+@pytest.mark.parametrize("make", [
+    lambda: BetaCalibrator(),
+    lambda: PlattCalibrator(input="logit"),
+    lambda: LogisticGAMCalibrator(input="logit", n_knots=5),
+])
+def test_steep_sigmoid_maps_on_exact_zero_one_scores_never_return_zero_or_one(make):
+    # A confident classifier (a random forest's 0/1 votes) that is nearly always
+    # right: the beta map's b coefficient is large, and before the output floor
+    # 300 rows came out as exactly 1.0 (infinite log loss on a single error).
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=2000)
+    s[:300], s[300:600] = 0.0, 1.0
+    y = (s > 0.5).astype(int)
+    y[rng.choice(2000, 20, replace=False)] ^= 1
+    p = make().fit(s, y).predict_proba(s)
+    assert np.all((p > 0.0) & (p < 1.0))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)

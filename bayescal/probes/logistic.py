@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -32,6 +31,7 @@ from bayescal.probes.sampling import (
     student_t_prior_hyper,
 )
 from bayescal.validation import (
+    bounded_expit,
     check_consistent_length,
     check_matrix,
     encode_labels,
@@ -412,10 +412,10 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         eta = alpha[:, None, :] + np.einsum("nd,sdo->sno", Xs, beta)
         n_classes = self.classes_.size
         if n_classes == 2:
-            p1 = expit(eta[..., 0])
+            p1 = bounded_expit(eta[..., 0])
             return np.stack([1.0 - p1, p1], axis=-1)
         if eta.shape[-1] == n_classes:  # one-vs-rest: normalise the K sigmoids
-            p = expit(eta)
+            p = bounded_expit(eta)
             return p / p.sum(axis=-1, keepdims=True)
         logits = np.concatenate([np.zeros((*eta.shape[:2], 1)), eta], axis=-1)
         logits -= logits.max(axis=-1, keepdims=True)
