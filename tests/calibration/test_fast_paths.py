@@ -14,10 +14,13 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.isotonic import IsotonicRegression
 
-from bayescal.calibration import IsotonicCalibrator
+from bayescal.calibration import HistogramBinningCalibrator, IsotonicCalibrator
 from bayescal.calibration._interp import interp
 from bayescal.calibration._sort_kernel import sort_and_pool
+from bayescal.calibration.histogram import KERNEL_MIN_SCORES as HISTOGRAM_KERNEL_MIN
+from bayescal.calibration.histogram import histogram_bin_proba, histogram_bin_sums
 from bayescal.calibration.isotonic import KERNEL_MIN_SCORES, pooled_isotonic_fit
+from bayescal.metrics.binning import assign_bins, assign_bins_compact, bin_edges
 
 
 def _reference_pool(s, t, w):
@@ -124,3 +127,58 @@ def test_table_interp_with_clustered_knots():
     fp = np.sort(rng.uniform(size=xp.shape[0]))
     x = np.concatenate([rng.uniform(-0.1, 1.1, size=5000), 0.5 + rng.uniform(size=5000) * 1e-9])
     np.testing.assert_array_equal(interp(x, xp, fp, kernel=True), np.interp(x, xp, fp))
+
+
+@pytest.mark.parametrize("input_kind", ["score", "decision"])
+@pytest.mark.parametrize("targets", ["binary", "fractional", "weighted"])
+@pytest.mark.parametrize("n_bins", [1, 7, 10, 50])
+def test_histogram_kernel_equals_searchsorted_path(input_kind, targets, n_bins):
+    rng = np.random.default_rng(n_bins)
+    n = 4000
+    if input_kind == "score":
+        edges = bin_edges(np.zeros(1), n_bins, "uniform")
+        # scores on every edge, one ulp either side, and the ends 0 and 1
+        on_edges = np.concatenate([edges, np.nextafter(edges, 2), np.nextafter(edges, -1)])
+        s = np.clip(np.concatenate([rng.uniform(size=n), on_edges]), 0.0, 1.0)
+    else:
+        s = rng.normal(size=n) * 3.0
+        edges = bin_edges(s, n_bins, "uniform", span=(s.min(), s.max()))
+        s = np.concatenate([s, edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)])
+    m = s.shape[0]
+    t = (rng.uniform(size=m) < 0.3).astype(float)
+    w = np.ones(m)
+    if targets == "fractional":
+        t = rng.uniform(size=m)
+    if targets == "weighted":
+        w = rng.uniform(0.0, 2.0, size=m)
+    unit = targets != "weighted"
+    np.testing.assert_array_equal(
+        assign_bins(s, edges), assign_bins_compact(s, edges)
+    )  # the reference index the kernel must reproduce
+    fast = histogram_bin_sums(s, t, w, edges, unit=unit, uniform=True, kernel=True)
+    ref = histogram_bin_sums(s, t, w, edges, unit=unit, uniform=True, kernel=False)
+    for a, b in zip(fast, ref, strict=True):
+        np.testing.assert_array_equal(a, b)
+    values = rng.uniform(size=n_bins)
+    queries = np.concatenate([s, [s.min() - 1.0, s.max() + 1.0]])
+    np.testing.assert_array_equal(
+        histogram_bin_proba(queries, edges, values, uniform=True, kernel=True),
+        histogram_bin_proba(queries, edges, values, uniform=True, kernel=False),
+    )
+
+
+def test_histogram_calibrator_kernel_path_equals_numpy_path():
+    rng = np.random.default_rng(4)
+    n = HISTOGRAM_KERNEL_MIN + 500  # large enough for the kernel path
+    s = rng.beta(2.0, 3.0, size=n)
+    y = (rng.uniform(size=n) < s).astype(int)
+    cal = HistogramBinningCalibrator(n_bins=15).fit(s, y)
+    edges = cal.bin_edges_
+    idx = assign_bins(s, edges)
+    count = np.bincount(idx, minlength=15).astype(float)
+    pos = np.bincount(idx, weights=y.astype(float), minlength=15)
+    np.testing.assert_array_equal(cal.bin_weights_, count)
+    np.testing.assert_array_equal(cal.bin_values_, pos / count)
+    p = cal.predict_proba(s)
+    np.testing.assert_array_equal(p[:, 1], (pos / count)[idx])
+    np.testing.assert_array_equal(p[:, 0], 1.0 - (pos / count)[idx])
