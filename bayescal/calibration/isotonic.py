@@ -10,13 +10,63 @@ from bayescal.calibration._interp import interp
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.validation import describe_bad_values
 
-__all__ = ["IsotonicCalibrator", "pooled_isotonic_fit"]
+__all__ = ["IsotonicCalibrator", "pool_tied_scores", "pooled_isotonic_fit"]
 
 
 #: From this many scores :func:`pooled_isotonic_fit` sorts, pools and runs PAV in
 #: numba kernels (:mod:`bayescal.calibration._sort_kernel`,
 #: :mod:`bayescal.calibration._pava_kernel`); below, in NumPy and SciPy.
 KERNEL_MIN_SCORES = 50_000
+
+
+def pool_tied_scores(
+    scores: np.ndarray,
+    targets: np.ndarray,
+    weights: np.ndarray,
+    *,
+    kernel: bool | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct scores with their summed weight and summed ``weight * target``.
+
+    Parameters
+    ----------
+    scores, targets, weights : ndarray of shape (n,)
+        Validated scores, targets in [0, 1] and non-negative weights.
+    kernel : bool, optional
+        Force (True) or forbid (False) the numba kernel
+        (:func:`bayescal.calibration._sort_kernel.sort_and_pool`); by default
+        it runs from :data:`KERNEL_MIN_SCORES` scores. Otherwise
+        ``np.argsort`` and :func:`numpy.add.reduceat`.
+
+    Returns
+    -------
+    thresholds : ndarray of shape (m,)
+        Distinct scores with positive total weight, increasing.
+    weight_sum, target_sum : ndarray of shape (m,)
+        Their summed weights (counts for unit weights) and weighted targets;
+        equal on both paths up to the order of the adds inside a tie.
+    """
+    if kernel is None:
+        kernel = scores.shape[0] >= KERNEL_MIN_SCORES
+    unit = bool(np.all(weights == 1.0))
+    if kernel:
+        from bayescal.calibration._sort_kernel import sort_and_pool
+
+        return sort_and_pool(scores, targets, weights, unit)
+    keep = weights > 0
+    if not keep.all():
+        scores, targets, weights = scores[keep], targets[keep], weights[keep]
+    order = np.argsort(scores)  # ties are pooled, so stability is not needed
+    s = scores[order]
+    starts = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+    if unit:  # unit weights: group sizes instead of weight sums
+        w_sum = np.diff(np.append(starts, s.shape[0])).astype(np.float64)
+        wt = targets[order]
+    else:
+        w = weights[order]
+        w_sum = np.add.reduceat(w, starts)
+        wt = w * targets[order]
+    return s[starts], w_sum, np.add.reduceat(wt, starts)
 
 
 def pooled_isotonic_fit(
@@ -67,21 +117,8 @@ def pooled_isotonic_fit(
         kernel = scores.shape[0] >= KERNEL_MIN_SCORES
     if kernel:
         return _kernel_isotonic_fit(scores, targets, weights, increasing)
-    keep = weights > 0
-    if not keep.all():
-        scores, targets, weights = scores[keep], targets[keep], weights[keep]
-    order = np.argsort(scores)  # ties are pooled below, so stability is not needed
-    s = scores[order]
-    starts = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
-    x = s[starts]
-    if np.all(weights == 1.0):  # unit weights: group sizes instead of weight sums
-        w_sum = np.diff(np.append(starts, s.shape[0])).astype(np.float64)
-        wt = targets[order]
-    else:
-        w = weights[order]
-        w_sum = np.add.reduceat(w, starts)
-        wt = w * targets[order]
-    y_mean = np.add.reduceat(wt, starts) / w_sum
+    x, w_sum, wt_sum = pool_tied_scores(scores, targets, weights, kernel=False)
+    y_mean = wt_sum / w_sum
     fitted = isotonic_regression(y_mean, weights=w_sum, increasing=increasing).x
     if fitted.shape[0] > 2:
         inner = (fitted[1:-1] != fitted[:-2]) | (fitted[1:-1] != fitted[2:])

@@ -19,7 +19,11 @@ from bayescal.calibration._interp import interp
 from bayescal.calibration._sort_kernel import sort_and_pool
 from bayescal.calibration.histogram import KERNEL_MIN_SCORES as HISTOGRAM_KERNEL_MIN
 from bayescal.calibration.histogram import histogram_bin_proba, histogram_bin_sums
-from bayescal.calibration.isotonic import KERNEL_MIN_SCORES, pooled_isotonic_fit
+from bayescal.calibration.isotonic import (
+    KERNEL_MIN_SCORES,
+    pool_tied_scores,
+    pooled_isotonic_fit,
+)
 from bayescal.metrics.binning import assign_bins, assign_bins_compact, bin_edges
 
 
@@ -182,3 +186,25 @@ def test_histogram_calibrator_kernel_path_equals_numpy_path():
     p = cal.predict_proba(s)
     np.testing.assert_array_equal(p[:, 1], (pos / count)[idx])
     np.testing.assert_array_equal(p[:, 0], 1.0 - (pos / count)[idx])
+
+
+def test_enir_kernel_pooling_and_interp_equal_reference_path(monkeypatch):
+    from bayescal.calibration import ENIRCalibrator, enir
+
+    rng = np.random.default_rng(8)
+    n = KERNEL_MIN_SCORES + 2000  # pooling and predictions take the kernels
+    s = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < s**2).astype(int)
+    fast = ENIRCalibrator().fit(s, y)
+    p_fast = fast.predict_proba(s)
+
+    def reference_pool(scores, targets, weights):
+        return pool_tied_scores(scores, targets, weights, kernel=False)
+
+    monkeypatch.setattr(enir, "pool_tied_scores", reference_pool)
+    monkeypatch.setattr(enir, "interp", lambda x, xp, fp: np.interp(x, xp, fp))
+    ref = ENIRCalibrator().fit(s, y)
+    np.testing.assert_array_equal(fast.thresholds_, ref.thresholds_)
+    np.testing.assert_array_equal(fast.fitted_values_, ref.fitted_values_)
+    np.testing.assert_array_equal(fast.lambdas_, ref.lambdas_)
+    np.testing.assert_array_equal(p_fast, ref.predict_proba(s))
