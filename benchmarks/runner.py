@@ -207,7 +207,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-direct", action="store_true", help="leave out the direct loop")
     args = parser.parse_args(argv)
     spec = _spec(args.quick, args.spec)
-    direct_loop(_spec(True))  # warm imports so that no arm pays them
+    if args.no_direct:  # warm the imports only, so that no arm pays them
+        import pymc  # noqa: F401
+
+        import bayescal.calibration
+        import bayescal.probes  # noqa: F401
+    else:
+        direct_loop(_spec(True))  # warm imports and first compilations
     times: dict[str, list[float]] = {"direct": [], "one": [], "two": []}
     cpu_one: list[float] = []
     cpu_two: list[tuple[float, list[float]]] = []
@@ -218,10 +224,14 @@ def main(argv: list[str] | None = None) -> int:
             t, n_direct = direct_loop(spec)
             times["direct"].append(t)
         one = runner(spec, 1)
+        print(f"round: 1 worker {one['seconds']:.1f} s, CPU {one['main_cpu']:.1f} s", flush=True)
         times["one"].append(one["seconds"])
         cpu_one.append(one["main_cpu"])
         outside.append(one["seconds"] - one["inside"])
         two = runner(spec, 2)
+        print(f"round: 2 workers {two['seconds']:.1f} s, CPU {two['main_cpu']:.1f} s here + "
+              f"{' + '.join(f'{w:.1f}' for w in two['workers_cpu'])} s in workers; "
+              f"load {os.getloadavg()[0]:.1f}", flush=True)
         times["two"].append(two["seconds"])
         cpu_two.append((two["main_cpu"], two["workers_cpu"]))
         n_cells, tree = one["cells"], one["tree"]
