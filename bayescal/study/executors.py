@@ -33,7 +33,7 @@ from typing import Any
 from bayescal.cube.store import CellResult
 from bayescal.study.cells import Task, run_task
 from bayescal.study.data import PreparedData
-from bayescal.study.schedule import QueuedTask, TaskQueue, default_workers
+from bayescal.study.schedule import QueuedTask, TaskQueue, default_workers, worker_warmup
 
 __all__ = ["SCHEDULER_TIMEOUT", "SINGLE_THREAD_ENV", "SchedulerUnreachableError",
            "StudyTerminated", "dask", "local_processes", "sequential", "terminate_on_signals"]
@@ -147,7 +147,8 @@ def local_processes(n_jobs: int | None) -> Iterator[Executor]:
 
         from joblib.externals.loky import ProcessPoolExecutor
 
-        workers = default_workers(queue) if n_jobs is None else min(n_jobs, len(queue))
+        workers = (default_workers(queue, warmup=worker_warmup(spec)) if n_jobs is None
+                   else min(n_jobs, len(queue)))
         if workers <= 1:
             yield from _sequential(spec, queue, datasets)
             return

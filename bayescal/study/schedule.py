@@ -28,10 +28,11 @@ Workers
 -------
 :func:`default_workers` chooses the number of local workers when the person
 running the study does not: one per available core, but never more than
-there are tasks, and one (no worker processes at all) when the whole study is
-expected to take less than :data:`MIN_PARALLEL_SECONDS`: starting and warming
-up worker processes costs more than it saves then, and the default must never
-be slower than one worker.
+there are tasks, and one (no worker processes at all) when a worker's
+expected start-up (:func:`worker_warmup`: imports, and for PyMC-based probes
+PyMC's import and first compilations, paid in every new process) would cost
+more than the parallel part saves: the default must never be slower than one
+worker.
 
 References
 ----------
@@ -51,13 +52,18 @@ from bayescal.study.cells import Task
 from bayescal.study.imports import EstimatorSpec
 from bayescal.study.spec import Spec
 
-__all__ = ["FIT_COST", "MIN_PARALLEL_SECONDS", "QueuedTask", "TaskQueue", "available_cores",
-           "default_workers", "estimate_task_cost", "fit_cost", "scenario_fits"]
+__all__ = ["FIT_COST", "PROBE_WARMUP_SECONDS", "WORKER_WARMUP_SECONDS", "QueuedTask",
+           "TaskQueue", "available_cores", "default_workers", "estimate_task_cost", "fit_cost",
+           "scenario_fits", "worker_warmup"]
 
-#: Below this many expected seconds of work a study runs in the calling
-#: process: two workers' start-up (spawn, imports, first compilations) costs
-#: a few seconds of their own.
-MIN_PARALLEL_SECONDS = 10.0
+#: CPU seconds a fresh worker process spends on imports and first
+#: compilations (scikit-learn, bayescal, numba caches) before it pays off.
+WORKER_WARMUP_SECONDS = 5.0
+#: Extra start-up of a worker when the study uses bayescal's probes: PyMC's
+#: import and the first PyTensor compilation of each model, paid again in
+#: every new process (measured: the quick-start's two workers spent 22 s of
+#: CPU each on 17 s of one-process work).
+PROBE_WARMUP_SECONDS = 10.0
 
 #: The share of rows a bootstrap sample leaves out (``(1 - 1/n)^n -> 1/e``).
 _OUT_OF_BOOTSTRAP = math.exp(-1.0)
@@ -257,6 +263,7 @@ class TaskQueue:
                          for i, ((t, tr, te), e) in enumerate(zip(items, estimates, strict=True))]
         self._ratios: dict[tuple[int, ...], list[float]] = {}
         self.total_estimate = float(sum(estimates))
+        self.largest_estimate = float(max(estimates, default=0.0))
 
     def __len__(self) -> int:
         return len(self._waiting)
@@ -300,7 +307,21 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def default_workers(queue: TaskQueue, cores: int | None = None) -> int:
+def worker_warmup(spec: Spec) -> float:
+    """Expected seconds a fresh worker spends before its first task pays off.
+
+    :data:`WORKER_WARMUP_SECONDS` (imports, numba caches), plus
+    :data:`PROBE_WARMUP_SECONDS` when the spec uses bayescal's probes (PyMC's
+    import and the models' first PyTensor compilation in every new process).
+    """
+    paths = [e.path for c in spec.classifiers for e in _nested(c.estimator)]
+    paths += [e.path for s in spec.scenarios for e in _nested(s.calibrator)]
+    uses_probes = any(p.startswith("bayescal.probes") for p in paths)
+    return WORKER_WARMUP_SECONDS + (PROBE_WARMUP_SECONDS if uses_probes else 0.0)
+
+
+def default_workers(queue: TaskQueue, cores: int | None = None,
+                    warmup: float = WORKER_WARMUP_SECONDS) -> int:
     """Local workers for a study when none are asked for.
 
     Parameters
@@ -309,15 +330,24 @@ def default_workers(queue: TaskQueue, cores: int | None = None) -> int:
         The tasks to run.
     cores : int, optional
         Available cores (default: :func:`available_cores`).
+    warmup : float, default=WORKER_WARMUP_SECONDS
+        Expected seconds of each fresh worker's start-up
+        (:func:`worker_warmup`).
 
     Returns
     -------
     int
-        ``min(cores, tasks)``, or 1 when the study is expected to take less
-        than :data:`MIN_PARALLEL_SECONDS` (worker start-up would cost more
-        than it saves).
+        The ``w <= min(cores, tasks)`` with the least expected time,
+        ``max(total / w, largest task) + warmup`` for ``w > 1`` against
+        ``total`` in this process; 1 for a study too small for the warm-up
+        to pay off, so that the default is never expected to be slower than
+        one worker.
     """
     cores = available_cores() if cores is None else cores
-    if len(queue) < 2 or queue.total_estimate < MIN_PARALLEL_SECONDS:
-        return 1
-    return max(1, min(cores, len(queue)))
+    total = queue.total_estimate
+    best, best_time = 1, total
+    for w in range(2, min(cores, len(queue)) + 1):
+        expected = max(total / w, queue.largest_estimate) + warmup
+        if expected < best_time:
+            best, best_time = w, expected
+    return best

@@ -11,11 +11,13 @@ from bayescal.study import executors, parse_spec, run
 from bayescal.study.cells import Task
 from bayescal.study.runner import task_queue
 from bayescal.study.schedule import (
-    MIN_PARALLEL_SECONDS,
+    PROBE_WARMUP_SECONDS,
+    WORKER_WARMUP_SECONDS,
     TaskQueue,
     default_workers,
     estimate_task_cost,
     scenario_fits,
+    worker_warmup,
 )
 
 from .conftest import TINY_SPEC
@@ -134,12 +136,21 @@ def test_estimates_order_classifiers_and_scenarios():
 
 def test_default_workers():
     items = [(_task(0, f), None, None) for f in range(4)]
-    small = TaskQueue(items, [MIN_PARALLEL_SECONDS / 8] * 4)
-    big = TaskQueue(items, [MIN_PARALLEL_SECONDS] * 4)
-    assert default_workers(small, cores=2) == 1
-    assert default_workers(big, cores=2) == 2
-    assert default_workers(big, cores=16) == 4
+    small = TaskQueue(items, [1.0] * 4)  # 4 s of work: a 5 s warm-up does not pay off
+    big = TaskQueue(items, [10.0] * 4)
+    assert default_workers(small, cores=2, warmup=5.0) == 1
+    assert default_workers(big, cores=2, warmup=5.0) == 2  # 20 + 5 < 40
+    assert default_workers(big, cores=16, warmup=5.0) == 4  # 10 + 5
+    assert default_workers(big, cores=2, warmup=25.0) == 1  # 20 + 25 > 40
+    # one task dominates: more workers cannot beat it
+    skewed = TaskQueue(items, [30.0, 1.0, 1.0, 1.0])
+    assert default_workers(skewed, cores=4, warmup=5.0) == 1  # 30 + 5 > 33
     assert default_workers(TaskQueue(items[:1], [1e6]), cores=2) == 1
+
+
+def test_worker_warmup_counts_pymc_probes():
+    assert worker_warmup(parse_spec(TINY_SPEC)) == WORKER_WARMUP_SECONDS
+    assert worker_warmup(parse_spec(COST_SPEC)) == WORKER_WARMUP_SECONDS + PROBE_WARMUP_SECONDS
 
 
 def test_runs_dispatch_largest_first(tmp_path, monkeypatch):
