@@ -30,12 +30,7 @@ from bayescal.probes.sampling import (
     sampler_settings,
     student_t_prior_hyper,
 )
-from bayescal.validation import (
-    bounded_expit,
-    check_consistent_length,
-    check_matrix,
-    encode_labels,
-)
+from bayescal.validation import bounded_expit, check_classification_data, check_features
 
 __all__ = ["BayesianLogisticRegression", "blr_model", "scale_inputs"]
 
@@ -205,6 +200,8 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         Posterior means on the original input scale, shapes ``(outputs, d)``
         and ``(outputs,)``.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of ``X`` when fit was given a DataFrame (only then).
 
     Raises
     ------
@@ -281,10 +278,6 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         self.chains = chains
         self.random_state = random_state
 
-    def _validate_X(self, X: Any) -> np.ndarray:
-        X = check_matrix(X, "X")
-        return X
-
     def fit(self, X: Any, y: Any) -> BayesianLogisticRegression:
         """Sample the posterior of the coefficients.
 
@@ -301,12 +294,8 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         """
         self._validate_params()
         hyper, settings = student_t_prior_hyper(self), sampler_settings(self)
-        X = self._validate_X(X)
-        y = np.asarray(y)
-        check_consistent_length(X=X, y=y)
-        self.classes_, codes = encode_labels(y, "y")
+        X, self.classes_, codes = check_classification_data(self, X, y)
         n_classes = self.classes_.size
-        self.n_features_in_ = X.shape[1]
         self.x_center_, self.x_scale_ = scale_inputs(X)
         Xs = (X - self.x_center_) / self.x_scale_
         if n_classes == 2 or self.multi_class == "multinomial":
@@ -400,12 +389,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
     def _proba_draws(self, X: Any) -> np.ndarray:
         """Class probabilities under each posterior draw, shape ``(S, n, K)``."""
         check_is_fitted(self, "idata_")
-        X = self._validate_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {X.shape[1]} features but the model was fitted with "
-                f"{self.n_features_in_}."
-            )
+        X = check_features(self, X, reset=False)
         Xs = (X - self.x_center_) / self.x_scale_
         alpha = stack_draws(self.idata_, "intercept")
         beta = stack_draws(self.idata_, "beta")

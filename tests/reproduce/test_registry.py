@@ -11,19 +11,18 @@ from bayescal.reproduce.registry import DEFAULT_ROOT, FUNCTION_PREFIX
 from bayescal.study import load_spec
 
 
-def test_every_reproduction_loads_and_its_specs_parse(shared_data_dir):
+def test_every_reproduction_loads_and_its_specs_parse(shared_data_env):
     reps = list_reproductions()
     assert "seed004_tables1_4" in [r.id for r in reps]
     for rep in reps:
         specs = [spec for blocks in rep.runs.values() for spec in blocks.values()
                  if not str(spec).startswith(FUNCTION_PREFIX)]
-        for spec in specs:  # specs that read real data sets find them in ../shared/data
-            load_spec(spec, data_dir=shared_data_dir)
+        for spec in specs:
+            load_spec(spec)
         assert rep.thresholds.get("quick"), f"{rep.id} has no quick thresholds"
         if specs:
             methods = {line["method"] for line in rep.paper}
-            scenarios = {s.name for spec in specs
-                         for s in load_spec(spec, data_dir=shared_data_dir).scenarios}
+            scenarios = {s.name for spec in specs for s in load_spec(spec).scenarios}
             assert methods <= scenarios
 
 
