@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import warnings
 from math import prod
 from typing import Any
 
@@ -112,9 +113,13 @@ def compile_nutpie_c(model: Any) -> Any:
     logp = model.logp()
     grad = pt.concatenate([g.ravel() for g in pt.grad(logp, value_vars)])
     logp, grad = graph_replace([logp, grad], {**pieces, **to_inputs}, strict=False)
-    logp_fn = pytensor.function(
-        [flat, *data_inputs], [logp, grad], mode=C_MODE, on_unused_input="ignore"
-    )
+    with warnings.catch_warnings():
+        # Without a BLAS of its own PyTensor's C backend runs its matrix
+        # products through NumPy's (the same BLAS numpy uses): nothing to fix.
+        warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS")
+        logp_fn = pytensor.function(
+            [flat, *data_inputs], [logp, grad], mode=C_MODE, on_unused_input="ignore"
+        )
     rvs = list(model.free_RVs)
     names = [rv.name for rv in rvs]
     expanded = graph_replace(
@@ -191,8 +196,9 @@ def compile_nutpie_c(model: Any) -> Any:
 def _cast_data(name: str, value: Any, dtype: str) -> np.ndarray:
     """``value`` in the data container's dtype; refuses a cast that changes values."""
     value = np.asarray(value)
-    converted = np.ascontiguousarray(value, dtype=dtype)
-    if converted.shape != value.shape or not np.array_equal(converted, value, equal_nan=True):
+    complex_into_real = np.iscomplexobj(value) and not np.issubdtype(dtype, np.complexfloating)
+    converted = None if complex_into_real else np.ascontiguousarray(value, dtype=dtype)
+    if converted is None or not np.array_equal(converted, value, equal_nan=True):
         raise ValueError(
             f"data `{name}` does not fit the compiled model's dtype {dtype} (got dtype "
             f"{value.dtype}); pass values representable as {dtype}."

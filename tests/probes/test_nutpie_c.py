@@ -48,6 +48,19 @@ def test_logp_and_gradient_equal_pymc_after_swapping_data(compiled):
     pm.set_data(_data(40, 0), model=model)
 
 
+@pytest.mark.parametrize(
+    "name, value, match",
+    [
+        ("y", np.array([0.5, 1.0]), "`y` does not fit .* dtype int32"),
+        ("y", np.array([2**40, 0]), "`y` does not fit .* dtype int32"),
+        ("X", np.array([[1.0 + 1j, 0.0, 0.0]]), "`X` does not fit .* dtype float64"),
+    ],
+)
+def test_with_data_refuses_values_the_containers_cannot_hold(compiled, name, value, match):
+    with pytest.raises(ValueError, match=match):
+        compiled[1].with_data(**{name: value})
+
+
 def test_discrete_free_variable_is_refused():
     import pymc as pm
 
