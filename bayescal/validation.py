@@ -952,9 +952,10 @@ def check_classification_data(
     arr = check_features(
         estimator, X, "X", reset=True, allow_nan=allow_nan, min_samples=min_samples
     )
-    if np.ndim(y) >= 1:  # None and scalars: encode_labels says what is wrong
-        check_consistent_length(X=arr, y=y)
-    classes, codes = encode_labels(y, "y", minimum_classes=minimum_classes)
+    y_arr = None if y is None else np.asarray(y)
+    if y_arr is not None and y_arr.ndim >= 1:  # None, scalars: encode_labels says what is wrong
+        check_consistent_length(X=arr, y=y_arr)
+    classes, codes = encode_labels(y_arr, "y", minimum_classes=minimum_classes)
     return arr, classes, codes
 
 
