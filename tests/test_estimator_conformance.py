@@ -6,7 +6,9 @@ Bayesian calibration maps), every reduction (``OneVsRest``, ``AllPairs``,
 and :class:`BoundaryUncertaintyEstimator` runs through
 ``parametrize_with_checks`` with tiny, fast settings (Laplace and EP
 posteriors, few draws). Each expected failure is listed with its reason in
-:data:`EXPECTED_FAILED_CHECKS`; only inherent reasons belong there.
+:data:`EXPECTED_FAILED_CHECKS`; only inherent reasons belong there. The
+checks run with ``xfail_strict=True``: an expected failure that passes fails
+the test, so a fixed entry is noticed and removed.
 
 Binary calibrators (binning, calibration maps) declare 1-D input in their
 tags, so scikit-learn runs only ``check_estimator_cloneable`` on them; their
