@@ -68,11 +68,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal.validation import (
-    check_consistent_length,
-    check_matrix,
-    encode_labels,
-)
+from bayescal.validation import check_classification_data
 
 __all__ = [
     "BoundaryUncertaintyEstimator",
@@ -295,6 +291,9 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
     n_prototypes_ : ndarray
         Prototypes per class (zeros for two classes, where the true top pair
         is known without them).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of ``X`` when fit was given a DataFrame (only then).
 
     References
     ----------
@@ -330,10 +329,9 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
     def fit(self, X: Any, y: Any) -> BoundaryUncertaintyEstimator:
         """Compute clusters, the perturbed set and the true-pair estimate."""
         self._validate_params()
-        X = check_matrix(X, "X", min_samples=self.n_neighbors)
-        y = np.asarray(y)
-        check_consistent_length(X=X, y=y)
-        self.classes_, codes = encode_labels(y, "y")
+        X, self.classes_, codes = check_classification_data(
+            self, X, y, min_samples=self.n_neighbors
+        )
         rng = check_random_state(self.random_state)
         n, d = X.shape
         scaler = StandardScaler().fit(X)
