@@ -192,8 +192,8 @@ def confidence_map_table(settings: Settings, *, n_jobs: int | None = None,
     n_jobs : int, optional
         Folds run in parallel (joblib).
     data_dir : path, optional
-        Folder of the data files (default ``$BAYESCAL_DATA``, else
-        ``/work/shared/data`` when present).
+        Folder of the data files (default ``$BAYESCAL_DATA``, else a
+        ``shared/data`` folder beside the checkout or its parent).
     configs : tuple of (label, dataset, missing share, kind)
         Default :data:`CONFIGS`, the paper's five rows; ``kind`` is
         ``"categorical"`` (categorical naive Bayes, hot-deck draws) or
@@ -263,12 +263,16 @@ def confidence_map_table(settings: Settings, *, n_jobs: int | None = None,
 
 
 def _data_dir(data_dir: str | Path | None) -> str | Path | None:
+    """``data_dir``, else ``$BAYESCAL_DATA``, else a ``shared/data`` beside the checkout."""
     import os
 
     if data_dir is not None or os.environ.get("BAYESCAL_DATA"):
         return data_dir
-    shared = Path("/work/shared/data")
-    return shared if shared.is_dir() else None
+    root = Path(__file__).resolve().parents[2]
+    for shared in (root.parent / "shared" / "data", root.parents[1] / "shared" / "data"):
+        if shared.is_dir():
+            return shared
+    return None  # load_dataset then says how to point at the data
 
 
 def plot_groups(groups: dict[str, tuple[np.ndarray, np.ndarray]], path: Path) -> Path:
