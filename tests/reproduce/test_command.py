@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from bayescal.cli import main
 from bayescal.reproduce import list_reproductions
-from tests.conftest import SHARED_DATA
 
 
 def test_list_names_every_reproduction():
@@ -28,14 +25,7 @@ def test_unknown_id_is_a_usage_error():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rep_id", [r.id for r in list_reproductions()])
-def test_quick_size_meets_its_thresholds(tmp_path, rep_id, request, monkeypatch):
-    rep = next(r for r in list_reproductions() if r.id == rep_id)
-    specs = rep.runs["quick"].values()
-    reads_data = any(isinstance(spec, Path) and "source =" in spec.read_text() for spec in specs)
-    if SHARED_DATA is not None and any(not isinstance(spec, Path) for spec in specs):
-        reads_data = True  # a function block (python:...) may read the real data sets too
-    if reads_data and "BAYESCAL_DATA" not in os.environ:
-        monkeypatch.setenv("BAYESCAL_DATA", str(request.getfixturevalue("shared_data_dir")))
+def test_quick_size_meets_its_thresholds(tmp_path, rep_id, shared_data_env):
     result = CliRunner().invoke(main, ["reproduce", rep_id, "--out", str(tmp_path),
                                        "--n-jobs", "2"])
     record = json.loads((tmp_path / "agreement.json").read_text())

@@ -11,7 +11,7 @@ from bayescal.reproduce.registry import DEFAULT_ROOT, FUNCTION_PREFIX
 from bayescal.study import load_spec
 
 
-def test_every_reproduction_loads_and_its_specs_parse():
+def test_every_reproduction_loads_and_its_specs_parse(shared_data_env):
     reps = list_reproductions()
     assert "seed004_tables1_4" in [r.id for r in reps]
     for rep in reps:
