@@ -302,10 +302,22 @@ def test_spline_fits_and_predicts_on_every_valid_input(name, n_basis):
 
 def test_spline_basis_is_orthogonal_to_the_fixed_effects_on_the_training_scores():
     s, y = calibrated(300, 11)
-    cal = BayesianSplineCalibrator(**FAST).fit(s, y)
+    cal = BayesianSplineCalibrator(intercept_scale=1e8, **FAST).fit(s, y)
     design = cal._design(s)
     fixed = np.column_stack([np.ones(s.size), design["F"]])
-    np.testing.assert_allclose(fixed.T @ design["B"], 0.0, atol=1e-8)
+    # Fisher weights p (1 - p) of the pilot Platt fit, whose ridge on the slope is
+    # 1 / prior_scale^2: scikit-learn's L2 fit with C = prior_scale^2 (intercept free)
+    info = cal._fisher_weights(fixed, y.astype(float), np.ones(s.size))
+    lr = LogisticRegression(C=2.5**2, tol=1e-12, max_iter=1000).fit(design["F"], y)
+    p = lr.predict_proba(design["F"])[:, 1]
+    np.testing.assert_allclose(info, p * (1 - p), rtol=1e-6)
+    # orthogonal to [1, z~] in the Fisher inner product; Demmler-Reinsch: diagonal information
+    np.testing.assert_allclose(fixed.T @ (info[:, None] * design["B"]), 0.0, atol=1e-8)
+    gram = design["B"].T @ (info[:, None] * design["B"])
+    np.testing.assert_allclose(gram, np.diag(cal.basis_information_), atol=1e-8)
+    assert np.all((cal.noncentring_ > 0) & (cal.noncentring_ <= 1))
+    # the rotation is orthogonal, so the prior u ~ N(0, tau^2 I) is unchanged by it
+    np.testing.assert_allclose(cal.basis_rotation_.T @ cal.basis_rotation_, np.eye(8), atol=1e-12)
     np.testing.assert_allclose(design["F"].mean(), 0.0, atol=1e-12)
     np.testing.assert_allclose(design["F"].std(), 1.0)
     # outside the training range the map continues linearly in z = logit(s)
