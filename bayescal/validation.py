@@ -87,10 +87,18 @@ def _as_float_array(values: Any, name: str) -> np.ndarray:
                 f"that cannot be read as floats ({exc})."
             ) from exc
     if arr.dtype.kind == "c":
-        raise TypeError(f"`{name}` must be real-valued; got complex dtype {arr.dtype}.")
+        raise ValueError(_complex_message(name, arr.dtype))
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"`{name}` must hold numbers; got dtype {arr.dtype}.")
     return arr.astype(np.float64, copy=True)
+
+
+def _complex_message(name: str, dtype: Any) -> str:
+    # "Complex data not supported" is scikit-learn's phrase, which its checks look for.
+    return (
+        f"`{name}` holds complex numbers (dtype {dtype}): Complex data not supported. "
+        f"Pass real values, e.g. {name}.real or np.abs({name}) if that is what you mean."
+    )
 
 
 def _check_finite(arr: np.ndarray, name: str, allow_nan: bool = False) -> None:
@@ -103,6 +111,21 @@ def _check_finite(arr: np.ndarray, name: str, allow_nan: bool = False) -> None:
             f"`{name}` contains {what}: {describe_bad_values(arr, bad)}. "
             "bayescal does not drop or impute silently; remove or impute these entries first."
         )
+
+
+def _finite_within(arr: np.ndarray, low: float | None, high: float | None) -> bool:
+    """True when every entry is finite and in ``[low, high]``: two reductions.
+
+    A fast accept for large valid inputs (``min``/``max`` propagate NaN and
+    need no boolean temporaries); on False the detailed checks run and word
+    the error.
+    """
+    if arr.size == 0:
+        return False
+    lo, hi = arr.min(), arr.max()
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False
+    return (low is None or lo >= low) and (high is None or hi <= high)
 
 
 def _check_not_empty(arr: np.ndarray, name: str) -> None:
@@ -143,6 +166,8 @@ def check_array_1d(
     arr = _as_float_array(values, name)
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}.")
+    if _finite_within(arr, low, high):
+        return arr
     _check_not_empty(arr, name)
     _check_finite(arr, name, allow_nan=allow_nan)
     _check_bounds(arr, name, low, high)
@@ -247,6 +272,8 @@ def check_binary_scores(values: Any, name: str = "scores", *, input: str = "scor
             f"`{name}` must be a 1-D array of scores or an (n, 2) probability array; "
             f"got shape {arr.shape}."
         )
+    if _finite_within(arr, 0.0 if probabilities else None, 1.0 if probabilities else None):
+        return arr
     _check_not_empty(arr, name)
     _check_finite(arr, name)
     if probabilities:
@@ -292,7 +319,8 @@ def check_probability_matrix(
     _check_not_empty(arr, name)
     if arr.shape[1] < 2:
         raise ValueError(
-            f"`{name}` must have at least 2 columns (one per class); got shape {arr.shape}."
+            f"`{name}` has {arr.shape[1]} feature(s) but must have at least 2 columns (one per "
+            f"class); got shape {arr.shape}."
         )
     if n_classes is not None and arr.shape[1] != n_classes:
         raise ValueError(
@@ -348,8 +376,9 @@ def check_labels(values: Any, name: str = "y", *, n_classes: int | None = None) 
         frac = arr != np.round(arr)
         if frac.any():
             raise ValueError(
-                f"`{name}` must hold whole-number class codes; {describe_bad_values(arr, frac)} "
-                "are fractional. Fractional targets are accepted only by calibrators."
+                f"Unknown label type: continuous. `{name}` must hold whole-number class "
+                f"codes; {describe_bad_values(arr, frac)} are fractional. Fractional targets "
+                "are accepted only by calibrators."
             )
     labels = arr.astype(np.int64)
     neg = labels < 0
@@ -427,9 +456,10 @@ def encode_labels(
     Raises
     ------
     ValueError
-        For a ``y`` that is not 1-D, is empty, holds NaN/inf or continuous
-        values (worded "Unknown label type: continuous" as scikit-learn's
-        checks expect), or has fewer than ``minimum_classes`` classes.
+        For a ``y`` that is None, not 1-D, empty, complex, holds NaN/inf or
+        continuous values (worded "Unknown label type: continuous" as
+        scikit-learn's checks expect), or has fewer than ``minimum_classes``
+        classes.
     TypeError
         For labels of mixed types that cannot be sorted.
 
@@ -439,6 +469,11 @@ def encode_labels(
     >>> classes.tolist(), codes.tolist()
     (['a', 'b'], [1, 0, 1])
     """
+    if values is None:
+        raise ValueError(
+            f"`{name}` is None: this estimator requires y to be passed, but the target y is "
+            "None. Pass one class label per row of X."
+        )
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise ValueError(
@@ -449,7 +484,7 @@ def encode_labels(
         raise ValueError(f"`{name}` is empty; at least one sample is required.")
     if arr.dtype.kind in "fc":
         if arr.dtype.kind == "c":
-            raise TypeError(f"`{name}` must hold class labels; got complex values.")
+            raise ValueError(_complex_message(name, arr.dtype))
         _check_finite(arr, name)
         fractional = arr != np.round(arr)
         if fractional.any():
@@ -784,5 +819,162 @@ def clip_probabilities(
     return np.clip(values, clip, high), int(np.count_nonzero(moved))
 
 
-__all__ += ["DEFAULT_CLIP", "SCORE_INPUTS", "check_score_input", "clip_constraint",
-            "clip_probabilities"]
+#: The output floor of every map that ends in a sigmoid (Platt, beta, the
+#: logistic GAM, the Bayesian maps, BLR): its probabilities lie in
+#: ``[OUTPUT_FLOOR, 1 - OUTPUT_FLOOR]``, so a steep map on a clipped score never
+#: returns an exact 0 or 1 (infinite log loss) by float64 rounding. 1e-15 is
+#: the smallest floor whose complement ``1 - 1e-15`` float64 still tells from 1
+#: with room to spare (its spacing below 1 is 1.1e-16).
+OUTPUT_FLOOR = 1e-15
+_LOGIT_BOUND = float(np.log1p(-OUTPUT_FLOOR) - np.log(OUTPUT_FLOOR))
+
+
+def bounded_expit(eta: Any) -> np.ndarray:
+    """The logistic function with bayescal's output floor, ``expit`` kept off 0 and 1.
+
+    Parameters
+    ----------
+    eta : array-like
+        Log-odds (any real numbers, e.g. a fitted map's linear predictor).
+
+    Returns
+    -------
+    ndarray
+        ``expit(eta)`` within ``[OUTPUT_FLOOR, 1 - OUTPUT_FLOOR]``: log-odds
+        beyond ``±logit(1 - OUTPUT_FLOOR)`` (about ±34.5) give the floor.
+        This is a property of the map's output, not a change of its input:
+        the map itself (its coefficients, ``n_clipped_``) is untouched.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.special import expit
+    >>> p = bounded_expit(np.array([-800.0, 0.0, 40.0]))
+    >>> float(p[0]) == OUTPUT_FLOOR, float(p[1]), bool(p[2] < 1.0), bool(expit(40.0) == 1.0)
+    (True, 0.5, True, True)
+    """
+    from scipy.special import expit
+
+    p = expit(np.clip(eta, -_LOGIT_BOUND, _LOGIT_BOUND))
+    return np.clip(p, OUTPUT_FLOOR, 1.0 - OUTPUT_FLOOR)
+
+
+__all__ += ["DEFAULT_CLIP", "OUTPUT_FLOOR", "SCORE_INPUTS", "bounded_expit", "check_score_input",
+            "clip_constraint", "clip_probabilities"]
+
+
+def check_features(
+    estimator: Any,
+    X: Any,
+    name: str = "X",
+    *,
+    reset: bool,
+    allow_nan: bool = False,
+    min_samples: int = 1,
+) -> np.ndarray:
+    """Validate an estimator's feature matrix and keep its feature count in step.
+
+    :func:`check_matrix` checks the values (with bayescal's messages);
+    scikit-learn's ``validate_data`` (``skip_check_array=True``) then records
+    ``n_features_in_`` and, for a DataFrame, ``feature_names_in_`` when
+    ``reset`` is True (in ``fit``), or checks ``X`` against them when False
+    (in ``predict`` and friends), with scikit-learn's wording.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The estimator being fitted or used.
+    X : array-like of shape (n, d)
+        The features.
+    name : str, default="X"
+        Argument name used in error messages.
+    reset : bool
+        True in ``fit`` (record the features), False afterwards (compare).
+    allow_nan : bool, default=False
+        Whether NaN marks a missing entry (inf never is allowed).
+    min_samples : int, default=1
+        Fewest rows accepted.
+
+    Returns
+    -------
+    ndarray of shape (n, d), float64
+
+    Raises
+    ------
+    ValueError
+        As :func:`check_matrix`; and, with ``reset=False``, when ``X`` has a
+        different number of features (or other column names) than in ``fit``.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> est = BaseEstimator()
+    >>> check_features(est, [[0.0, 1.0], [2.0, 3.0]], reset=True).shape, est.n_features_in_
+    ((2, 2), 2)
+    """
+    from sklearn.utils.validation import validate_data
+
+    arr = check_matrix(X, name, allow_nan=allow_nan, min_samples=min_samples)
+    try:
+        validate_data(estimator, X, reset=reset, skip_check_array=True)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} Pass `{name}` with the columns {type(estimator).__name__} was fitted on."
+        ) from None
+    return arr
+
+
+def check_classification_data(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    *,
+    allow_nan: bool = False,
+    min_samples: int = 1,
+    minimum_classes: int = 2,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate a classifier's ``fit(X, y)`` input in one call.
+
+    ``X`` through :func:`check_features` (``reset=True``: records
+    ``n_features_in_``), their lengths against each other, then ``y`` through
+    :func:`encode_labels`.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The classifier being fitted.
+    X : array-like of shape (n, d)
+        Features.
+    y : array-like of shape (n,)
+        Class labels of any sortable kind.
+    allow_nan, min_samples
+        As :func:`check_features`.
+    minimum_classes : int, default=2
+        As :func:`encode_labels`.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d), float64
+    classes : ndarray of shape (K,)
+        The sorted distinct labels (the classifier's ``classes_``).
+    codes : ndarray of shape (n,), int64
+        Index of each label in ``classes``.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> X, classes, codes = check_classification_data(
+    ...     BaseEstimator(), [[0.0], [1.0], [2.0]], ["b", "a", "b"])
+    >>> classes.tolist(), codes.tolist()
+    (['a', 'b'], [1, 0, 1])
+    """
+    arr = check_features(
+        estimator, X, "X", reset=True, allow_nan=allow_nan, min_samples=min_samples
+    )
+    if np.ndim(y) >= 1:  # None and scalars: encode_labels says what is wrong
+        check_consistent_length(X=arr, y=y)
+    classes, codes = encode_labels(y, "y", minimum_classes=minimum_classes)
+    return arr, classes, codes
+
+
+__all__ += ["check_classification_data", "check_features"]

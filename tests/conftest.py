@@ -35,3 +35,11 @@ def shared_data_dir() -> Path:
             "beside the repository"
         )
     return SHARED_DATA
+
+
+@pytest.fixture
+def shared_data_env(shared_data_dir, monkeypatch) -> Path:
+    """``BAYESCAL_DATA`` set to the shared datasets (specs naming real sets by name)."""
+    if "BAYESCAL_DATA" not in os.environ:
+        monkeypatch.setenv("BAYESCAL_DATA", str(shared_data_dir))
+    return Path(os.environ["BAYESCAL_DATA"])

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from bayescal import validation as v
+from bayescal.calibration import BetaCalibrator, LogisticGAMCalibrator, PlattCalibrator
 
 
 @pytest.mark.parametrize(
@@ -127,6 +128,8 @@ def test_encode_labels_codes_any_sortable_labels():
         ([0.5, 1.0, 0.0], ValueError, "Unknown label type: continuous. `y`"),
         ([1, 1, 1], ValueError, "single class"),
         (np.array([1, "a"], dtype=object), TypeError, "mixed types"),
+        (None, ValueError, "`y` is None: .*requires y to be passed, but the target y is None"),
+        (np.array([0, 1]) + 1j, ValueError, "`y` holds complex numbers.*Complex data not supported"),
     ],
 )
 def test_encode_labels_bad_input(y, error, match):
@@ -143,3 +146,102 @@ def test_check_matrix_names_sparse_input():
 
     with pytest.raises(TypeError, match=r"`X` is a sparse matrix.*X.toarray\(\)"):
         check_matrix(sp.csr_matrix(np.eye(3)))
+
+
+def test_bounded_expit_keeps_sigmoid_outputs_off_zero_and_one():
+    from scipy.special import expit
+
+    from bayescal.validation import OUTPUT_FLOOR, bounded_expit
+
+    eta = np.array([-1e3, -40.0, -34.0, -3.0, 0.0, 3.0, 34.0, 40.0, 1e3])
+    p = bounded_expit(eta)
+    assert p.min() == OUTPUT_FLOOR and 1.0 - p.max() >= OUTPUT_FLOOR * 0.99
+    assert np.all((p > 0.0) & (p < 1.0)) and np.all(np.diff(p) >= 0)
+    inside = np.abs(eta) <= 34.0
+    np.testing.assert_allclose(p[inside], expit(eta[inside]), rtol=1e-15)
+    assert expit(40.0) == 1.0  # what the floor prevents
+
+
+@pytest.mark.parametrize("make", [
+    lambda: BetaCalibrator(),
+    lambda: PlattCalibrator(input="logit"),
+    lambda: LogisticGAMCalibrator(input="logit", n_knots=5),
+])
+def test_steep_sigmoid_maps_on_exact_zero_one_scores_never_return_zero_or_one(make):
+    # A confident classifier (a random forest's 0/1 votes) that is nearly always
+    # right: the beta map's b coefficient is large, and before the output floor
+    # 300 rows came out as exactly 1.0 (infinite log loss on a single error).
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=2000)
+    s[:300], s[300:600] = 0.0, 1.0
+    y = (s > 0.5).astype(int)
+    y[rng.choice(2000, 20, replace=False)] ^= 1
+    p = make().fit(s, y).predict_proba(s)
+    assert np.all((p > 0.0) & (p < 1.0))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+
+
+def test_complex_values_are_rejected_with_scikit_learns_phrase():
+    with pytest.raises(ValueError, match=r"`X` holds complex.*Complex data not supported.*X\.real"):
+        v.check_matrix(np.ones((3, 2)) + 1j)
+    with pytest.raises(ValueError, match="`scores` holds complex"):
+        v.check_binary_scores(np.array([0.5 + 1j]))
+
+
+class _Estimator:
+    """The least an estimator needs for scikit-learn's ``validate_data``."""
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False))
+
+
+def test_check_features_records_and_compares_the_feature_count():
+    est = _Estimator()
+    X = v.check_features(est, [[0, 1, 2], [3, 4, 5]], reset=True)
+    assert X.dtype == np.float64 and est.n_features_in_ == 3
+    np.testing.assert_array_equal(v.check_features(est, np.ones((4, 3)), reset=False), 1.0)
+    with pytest.raises(
+        ValueError,
+        match=r"X has 2 features, but _Estimator is expecting 3 features as input\. "
+        r"Pass `X` with the columns _Estimator was fitted on",
+    ):
+        v.check_features(est, np.ones((4, 2)), reset=False)
+    with pytest.raises(ValueError, match="Reshape your data"):
+        v.check_features(est, np.ones(3), reset=False)
+    with pytest.raises(ValueError, match=r"0 feature\(s\) \(shape=\(4, 0\)\) while a minimum of 1"):
+        v.check_features(est, np.ones((4, 0)), reset=True)
+
+
+def test_check_features_keeps_dataframe_column_names():
+    pd = pytest.importorskip("pandas")
+    est = _Estimator()
+    v.check_features(est, pd.DataFrame({"a": [0.0, 1.0], "b": [2.0, 3.0]}), reset=True)
+    assert est.feature_names_in_.tolist() == ["a", "b"]
+    with pytest.raises(ValueError, match="feature names should match"):
+        v.check_features(est, pd.DataFrame({"b": [0.0], "a": [1.0]}), reset=False)
+
+
+@pytest.mark.parametrize(
+    ("X", "y", "kwargs", "match"),
+    [
+        (np.ones((3, 2)), None, {}, "requires y to be passed"),
+        (np.ones((3, 2)), [0, 1], {}, r"inconsistent numbers of samples: `X` has 3, `y` has 2"),
+        (np.ones((1, 2)), [0], {"min_samples": 2}, "`X` has 1 samples but needs at least 2"),
+        ([[0.0, np.nan], [1.0, 2.0]], [0, 1], {}, "`X` contains NaN or inf"),
+        (np.ones((2, 2)), [1, 1], {}, r"single class .*1 class"),
+    ],
+)
+def test_check_classification_data_bad_input(X, y, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        v.check_classification_data(_Estimator(), X, y, **kwargs)
+
+
+def test_check_classification_data_encodes_labels_and_allows_nan_when_asked():
+    est = _Estimator()
+    X, classes, codes = v.check_classification_data(
+        est, [[0.0, np.nan], [1.0, 2.0], [3.0, 4.0]], ["no", "yes", "no"], allow_nan=True
+    )
+    assert np.isnan(X[0, 1]) and est.n_features_in_ == 2
+    assert classes.tolist() == ["no", "yes"] and codes.tolist() == [0, 1, 0]

@@ -164,24 +164,74 @@ def fit_logistic(
     return LogisticFit(coef=coef, loss=value, hessian=hessian, n_iter=n_iter, converged=converged)
 
 
-
 def _newton_numpy(design, targets, weights, penalty, coef_init, max_iter, tol):
-    """Damped Newton iterations with NumPy passes (small and wide problems)."""
+    """Newton's iterations with NumPy passes (small and wide problems).
+
+    A trial point costs only its loss; the gradient and Hessian are computed
+    once a point is accepted, from its linear predictor.
+    """
     design = np.asfortranarray(design)  # column access for X^T v and X^T W X
-    d = design.shape[1]
+
+    def value_at(coef):
+        value, eta = _objective(design, coef, targets, weights, penalty)
+        return value, eta
+
+    def derivatives(coef, eta):
+        p = expit(eta)
+        grad = design.T @ (weights * (p - targets))
+        hessian = design.T @ (design * (weights * p * (1.0 - p))[:, None])
+        if penalty is not None:
+            grad += penalty @ coef
+            hessian += penalty
+        return grad, hessian
+
+    return _damped_newton(value_at, derivatives, design.shape[1], coef_init, max_iter, tol)
+
+
+def _newton_fused(design, targets, weights, penalty, coef_init, max_iter, tol):
+    """The same iterations as :func:`_newton_numpy`, one fused numba pass per point.
+
+    Every trial point's loss, gradient and Hessian come from one pass of
+    :func:`bayescal.calibration._logistic_kernel.logistic_newton_terms` (the
+    derivatives of an accepted point are then already at hand).
+    """
+    from bayescal.calibration._logistic_kernel import logistic_newton_terms
+
+    design = np.ascontiguousarray(design, dtype=np.float64)
+    targets = np.ascontiguousarray(targets, dtype=np.float64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+
+    def value_at(coef):
+        value, grad, hessian, eta = logistic_newton_terms(design, coef, targets, weights)
+        if penalty is not None:
+            value += 0.5 * float(coef @ penalty @ coef)
+            grad = grad + penalty @ coef
+            hessian = hessian + penalty
+        return value, (eta, grad, hessian)
+
+    def derivatives(coef, state):
+        return state[1], state[2]
+
+    coef, value, hessian, state, n_iter, converged = _damped_newton(
+        value_at, derivatives, design.shape[1], coef_init, max_iter, tol)
+    return coef, value, hessian, state[0], n_iter, converged
+
+
+def _damped_newton(value_at, derivatives, d, coef_init, max_iter, tol):
+    """Newton's method with step halving (Armijo) and the Newton-decrement stop.
+
+    ``value_at(coef)`` returns the objective and a state (at least what
+    ``derivatives(coef, state)`` needs to return the gradient and Hessian).
+    The one loop of both paths: the step rule, line search and stopping rule
+    are defined here only.
+    """
     coef = np.zeros(d) if coef_init is None else np.asarray(coef_init, dtype=float).copy()
-    value, eta = _objective(design, coef, targets, weights, penalty)
+    value, state = value_at(coef)
     converged = False
     hessian = np.eye(d)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is reported)
-        p = expit(eta)
-        grad = design.T @ (weights * (p - targets))
-        curvature = weights * p * (1.0 - p)
-        hessian = design.T @ (design * curvature[:, None])
-        if penalty is not None:
-            grad += penalty @ coef
-            hessian += penalty
+        grad, hessian = derivatives(coef, state)
         step = _solve(hessian, grad)
         decrement = 0.5 * float(grad @ step)
         if not np.isfinite(decrement):
@@ -196,67 +246,16 @@ def _newton_numpy(design, targets, weights, penalty, coef_init, max_iter, tol):
         scale = 1.0
         while True:
             candidate = coef - scale * step
-            cand_value, cand_eta = _objective(design, candidate, targets, weights, penalty)
+            cand_value, cand_state = value_at(candidate)
             if cand_value <= value - 1e-4 * scale * decrement or scale < 1e-10:
                 break
             scale *= 0.5
         if cand_value > value:  # no decrease possible at machine precision
             converged = True
             break
-        coef, value, eta = candidate, cand_value, cand_eta
-    return coef, value, hessian, eta, n_iter, converged
+        coef, value, state = candidate, cand_value, cand_state
+    return coef, value, hessian, state, n_iter, converged
 
-
-def _newton_fused(design, targets, weights, penalty, coef_init, max_iter, tol):
-    """The same iterations as :func:`_newton_numpy`, one fused numba pass per point.
-
-    Every trial point's loss, gradient and Hessian come from one pass of
-    :func:`bayescal.calibration._logistic_kernel.logistic_newton_terms`; the
-    step rule, line search and stopping rule are :func:`_newton_numpy`'s.
-    """
-    from bayescal.calibration._logistic_kernel import logistic_newton_terms
-
-    design = np.ascontiguousarray(design, dtype=np.float64)
-    targets = np.ascontiguousarray(targets, dtype=np.float64)
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
-    d = design.shape[1]
-
-    def terms(c):
-        value, grad, hessian, eta = logistic_newton_terms(design, c, targets, weights)
-        if penalty is not None:
-            value += 0.5 * float(c @ penalty @ c)
-            grad = grad + penalty @ c
-            hessian = hessian + penalty
-        return value, grad, hessian, eta
-
-    coef = np.zeros(d) if coef_init is None else np.asarray(coef_init, dtype=float).copy()
-    value, grad, hess_here, eta = terms(coef)
-    converged = False
-    hessian = np.eye(d)
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is reported)
-        hessian = hess_here
-        step = _solve(hessian, grad)
-        decrement = 0.5 * float(grad @ step)
-        if not np.isfinite(decrement):
-            break
-        if decrement <= tol * max(1.0, abs(value)):
-            coef = coef - step
-            value -= decrement
-            converged = True
-            break
-        scale = 1.0
-        while True:
-            candidate = coef - scale * step
-            cand_value, cand_grad, cand_hess, cand_eta = terms(candidate)
-            if cand_value <= value - 1e-4 * scale * decrement or scale < 1e-10:
-                break
-            scale *= 0.5
-        if cand_value > value:
-            converged = True
-            break
-        coef, value, grad, hess_here, eta = candidate, cand_value, cand_grad, cand_hess, cand_eta
-    return coef, value, hessian, eta, n_iter, converged
 
 def _separated(eta: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> bool:
     """Whether the fit reproduces every 0/1 target (complete separation)."""

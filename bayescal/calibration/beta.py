@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import DEFAULT_CLIP, clip_constraint, clip_probabilities
+from bayescal.validation import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities
 
 __all__ = ["BetaCalibrator", "BETA_PARAMETERS"]
 
@@ -176,4 +176,4 @@ class BetaCalibrator(BinaryCalibrator):
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
         log_s, neg_log_1ms = self._logs(scores)
-        return expit(self.a_ * log_s + self.b_ * neg_log_1ms + self.c_)
+        return bounded_expit(self.a_ * log_s + self.b_ * neg_log_1ms + self.c_)

@@ -9,7 +9,11 @@ methods are implemented as plain NumPy functions, vectorised over samples:
   (1998), minimising a weighted Kullback-Leibler distance;
 - :func:`couple_wu2004` — method 2 of Wu, Lin & Weng (2004), a quadratic
   programme solved exactly through its linear optimality system (the
-  formulation LIBSVM uses for its multi-class probabilities).
+  formulation LIBSVM uses for its multi-class probabilities);
+- :func:`couple_kernlab_minpair` — what R's ``kernlab::couple(probin,
+  coupler = "minpair")`` returns when it is given the pairs in lexicographic
+  order: method 2 for ``K <= 3``, a scrambled system for ``K >= 4`` (kept only
+  to reproduce studies run with it, seed 000 Tables 6-7).
 
 Both take a pairwise matrix ``R`` of shape ``(K, K)`` or ``(n, K, K)`` with
 ``R[..., i, j] = r_ij`` and ``r_ji = 1 - r_ij`` (the diagonal is ignored), and
@@ -32,7 +36,13 @@ from sklearn.exceptions import ConvergenceWarning
 
 from bayescal.validation import check_positive_int, describe_bad_values
 
-__all__ = ["check_pairwise_matrix", "couple_hastie1998", "couple_wu2004", "pairwise_coupling"]
+__all__ = [
+    "check_pairwise_matrix",
+    "couple_hastie1998",
+    "couple_kernlab_minpair",
+    "couple_wu2004",
+    "pairwise_coupling",
+]
 
 #: Allowed deviation of ``r_ij + r_ji`` from one.
 PAIR_SUM_TOLERANCE = 1e-6
@@ -338,6 +348,39 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def _solve_bordered(Q: np.ndarray) -> np.ndarray:
+    """Solve ``[[Q, e], [e^T, 0]] [p; b] = [0; 1]`` per sample; return ``p`` (n, K).
+
+    A sample whose system is singular gets its minimum-norm least-squares
+    solution.
+    """
+    n, k, _ = Q.shape
+    A = np.zeros((n, k + 1, k + 1))
+    A[:, :k, :k] = Q
+    A[:, :k, k] = 1.0
+    A[:, k, :k] = 1.0
+    rhs = np.zeros((n, k + 1))
+    rhs[:, k] = 1.0
+    try:
+        sol = np.linalg.solve(A, rhs[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        sol = np.empty_like(rhs)
+        for m in range(n):
+            try:
+                sol[m] = np.linalg.solve(A[m], rhs[m])
+            except np.linalg.LinAlgError:
+                sol[m] = np.linalg.lstsq(A[m], rhs[m], rcond=None)[0]
+    return sol[:, :k]
+
+
+def _renormalise_nonnegative(p: np.ndarray) -> np.ndarray:
+    """Cut entries below zero and rescale rows to sum one (uniform if nothing is left)."""
+    k = p.shape[1]
+    p = np.clip(p, 0.0, None)
+    s = p.sum(axis=1, keepdims=True)
+    return np.divide(p, s, out=np.full_like(p, 1.0 / k), where=s > 0)
+
+
 def couple_wu2004(R: Any) -> np.ndarray:
     """Pairwise coupling by method 2 of Wu, Lin & Weng (2004).
 
@@ -393,33 +436,102 @@ def couple_wu2004(R: Any) -> np.ndarray:
     array([0.5, 0.3, 0.2])
     """
     arr, single = check_pairwise_matrix(R)
-    n, k, _ = arr.shape
+    k = arr.shape[1]
     rt = np.swapaxes(arr, 1, 2)  # rt[:, i, j] = r_ji
     Q = -rt * arr
     diag = np.einsum("nsi,nsi->ni", arr, arr)  # sum_s r_si^2 (diagonal of R is zero)
     Q[:, np.arange(k), np.arange(k)] = diag
-    A = np.zeros((n, k + 1, k + 1))
-    A[:, :k, :k] = Q
-    A[:, :k, k] = 1.0
-    A[:, k, :k] = 1.0
-    rhs = np.zeros((n, k + 1))
-    rhs[:, k] = 1.0
-    try:
-        sol = np.linalg.solve(A, rhs[..., None])[..., 0]
-    except np.linalg.LinAlgError:
-        sol = np.empty_like(rhs)
-        for m in range(n):
-            try:
-                sol[m] = np.linalg.solve(A[m], rhs[m])
-            except np.linalg.LinAlgError:
-                sol[m] = np.linalg.lstsq(A[m], rhs[m], rcond=None)[0]
-    p = np.clip(sol[:, :k], 0.0, None)
-    s = p.sum(axis=1, keepdims=True)
-    p = np.divide(p, s, out=np.full_like(p, 1.0 / k), where=s > 0)
+    p = _renormalise_nonnegative(_solve_bordered(Q))
     return p[0] if single else p
 
 
-_METHODS = {"hastie1998": couple_hastie1998, "wu2004": couple_wu2004}
+def couple_kernlab_minpair(R: Any) -> np.ndarray:
+    """Pairwise coupling as R's ``kernlab::couple(coupler = "minpair")`` computes it.
+
+    Parameters
+    ----------
+    R : array-like of shape (K, K) or (n, K, K)
+        Pairwise probabilities, ``R[..., i, j] = r_ij`` (see
+        :func:`check_pairwise_matrix`). They are handed to the emulated
+        ``couple`` as its ``probin`` vector in lexicographic pair order
+        ``(1,2), (1,3), ..., (1,K), (2,3), ...`` (the order of ``combn(K, 2)``
+        and of nested ``for`` loops).
+
+    Returns
+    -------
+    ndarray of shape (K,) or (n, K)
+        Class probabilities; rows sum to one.
+
+    Notes
+    -----
+    kernlab's ``minpair`` is meant to be method 2 of Wu, Lin & Weng (2004)
+    (:func:`couple_wu2004`). It builds the pairwise matrix with
+    ``probim[upper.tri(probim)] <- probin`` and
+    ``probim[lower.tri(probim)] <- 1 - probin``; R fills both triangles in
+    column-major order, so the upper triangle receives the pairs in the order
+    ``(1,2), (1,3), (2,3), (1,4), (2,4), (3,4), ...`` while the lower triangle
+    receives them transposed in lexicographic order. Given lexicographic input,
+    the lower triangle is right and the upper triangle is permuted: with
+    :math:`\\pi` the column-major enumeration of the pairs :math:`i < j` and
+    :math:`\\lambda` the lexicographic one, the emulated matrix is
+
+    .. math::
+
+        \\tilde r_{\\pi(c)} = r_{\\lambda(c)}, \\qquad
+        \\tilde r_{ji} = 1 - r_{ij} \\; (i < j),
+
+    and ``Q`` is built from it as in method 2
+    (:math:`Q_{ii} = \\sum_s \\tilde r_{si}^2`, off-diagonal entries
+    :math:`-r(1 - r)` of the pair written at that position of each
+    triangle, so ``Q`` is not symmetric for ``K >= 4``); the bordered system
+    is then solved and ``p`` divided by its sum, as kernlab does. The two
+    enumerations agree for ``K <= 3``, where this function equals
+    :func:`couple_wu2004`; for ``K >= 4`` the output is no longer the
+    method-2 solution and is generally worse (seed 000 Tables 6-7, where all
+    pairs lose to one-vs-rest exactly on the sets with four or more classes).
+    Use it only to reproduce results computed with kernlab; use
+    :func:`couple_wu2004` otherwise. One departure from kernlab, so that the
+    output is a probability vector: entries below zero (kernlab returns them
+    as they are) are cut at zero and the row renormalised.
+
+    References
+    ----------
+    .. [1] A. Karatzoglou, A. Smola, K. Hornik and A. Zeileis, "kernlab -- an S4
+       package for kernel methods in R", Journal of Statistical Software
+       11(9), 2004 (function ``couple``, file ``R/couplers.R``).
+    .. [2] T.-F. Wu, C.-J. Lin and R. C. Weng, "Probability estimates for
+       multi-class classification by pairwise coupling", Journal of Machine
+       Learning Research 5:975-1005, 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([0.5, 0.3, 0.2])
+    >>> R = p[:, None] / (p[:, None] + p[None, :])
+    >>> np.allclose(couple_kernlab_minpair(R), couple_wu2004(R))
+    True
+    """
+    arr, single = check_pairwise_matrix(R)
+    k = arr.shape[1]
+    lex_i, lex_j = np.triu_indices(k, 1)  # lexicographic: row-major upper triangle
+    probin = arr[:, lex_i, lex_j]
+    col_i, col_j = np.tril_indices(k, -1)[::-1]  # column-major upper triangle
+    scrambled = np.zeros_like(arr)
+    scrambled[:, col_i, col_j] = probin
+    scrambled[:, lex_j, lex_i] = 1.0 - probin
+    Q = np.zeros_like(arr)
+    Q[:, col_i, col_j] = -probin * (1.0 - probin)
+    Q[:, lex_j, lex_i] = -probin * (1.0 - probin)
+    Q[:, np.arange(k), np.arange(k)] = np.einsum("nsi,nsi->ni", scrambled, scrambled)
+    p = _renormalise_nonnegative(_solve_bordered(Q))
+    return p[0] if single else p
+
+
+_METHODS = {
+    "hastie1998": couple_hastie1998,
+    "kernlab_minpair": couple_kernlab_minpair,
+    "wu2004": couple_wu2004,
+}
 
 
 def pairwise_coupling(R: Any, method: str = "wu2004", **kwargs: Any) -> np.ndarray:
@@ -429,8 +541,9 @@ def pairwise_coupling(R: Any, method: str = "wu2004", **kwargs: Any) -> np.ndarr
     ----------
     R : array-like of shape (K, K) or (n, K, K)
         Pairwise probabilities (see :func:`check_pairwise_matrix`).
-    method : {"wu2004", "hastie1998"}, default="wu2004"
-        :func:`couple_wu2004` or :func:`couple_hastie1998`.
+    method : {"wu2004", "hastie1998", "kernlab_minpair"}, default="wu2004"
+        :func:`couple_wu2004`, :func:`couple_hastie1998` or
+        :func:`couple_kernlab_minpair` (only to reproduce kernlab results).
     **kwargs
         Passed to the chosen method (``pair_weights``, ``tol``, ``max_iter``
         for ``"hastie1998"``).

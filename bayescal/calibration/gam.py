@@ -8,13 +8,13 @@ from numbers import Integral
 import numpy as np
 from scipy.interpolate import BSpline
 from scipy.optimize import minimize_scalar
-from scipy.special import expit, xlogy
+from scipy.special import xlogy
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.platt import _ScoreFeatureCalibrator
-from bayescal.validation import DEFAULT_CLIP
+from bayescal.validation import DEFAULT_CLIP, bounded_expit
 
 __all__ = ["LogisticGAMCalibrator", "GAM_CRITERIA", "pspline_basis"]
 
@@ -265,7 +265,7 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
         x = self._feature(scores)
-        return expit(pspline_basis(x, self.knots_, self.degree) @ self.coef_)
+        return bounded_expit(pspline_basis(x, self.knots_, self.degree) @ self.coef_)
 
 
 class _SmoothingSearch:

@@ -5,12 +5,17 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from scipy.special import expit
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import DEFAULT_CLIP, SCORE_INPUTS, clip_constraint, clip_probabilities
+from bayescal.validation import (
+    DEFAULT_CLIP,
+    SCORE_INPUTS,
+    bounded_expit,
+    clip_constraint,
+    clip_probabilities,
+)
 
 __all__ = ["PlattCalibrator", "platt_targets", "score_feature"]
 
@@ -220,4 +225,4 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         self.n_iter_ = fit.n_iter
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
-        return expit(self.intercept_ + self.slope_ * self._feature(scores))
+        return bounded_expit(self.intercept_ + self.slope_ * self._feature(scores))

@@ -330,12 +330,16 @@ class AllPairsCalibrator(_MultiClassReduction):
     ----------
     calibrator : binary calibrator
         Cloned once per pair of classes ``i < j``.
-    coupling : {"wu2004", "hastie1998"}, default="wu2004"
+    coupling : {"wu2004", "hastie1998", "kernlab_minpair"}, default="wu2004"
         How the pairwise probabilities are combined:
         :func:`~bayescal.calibration.coupling.couple_wu2004` (Wu, Lin & Weng
-        2004, method 2) or :func:`~bayescal.calibration.coupling.couple_hastie1998`
+        2004, method 2), :func:`~bayescal.calibration.coupling.couple_hastie1998`
         (Hastie & Tibshirani 1998, weighted by each pair's total sample weight
-        in the calibration data, their :math:`n_{ij}`).
+        in the calibration data, their :math:`n_{ij}`), or
+        :func:`~bayescal.calibration.coupling.couple_kernlab_minpair` (what R's
+        ``kernlab::couple`` computes given the pairs in lexicographic order:
+        equal to ``"wu2004"`` for three classes, scrambled from four on; only
+        to reproduce results computed with it, e.g. seed 000 Tables 6-7).
 
     Attributes
     ----------
@@ -384,7 +388,7 @@ class AllPairsCalibrator(_MultiClassReduction):
 
     _parameter_constraints: dict = {
         **_BinaryReduction._parameter_constraints,
-        "coupling": [StrOptions({"wu2004", "hastie1998"})],
+        "coupling": [StrOptions({"wu2004", "hastie1998", "kernlab_minpair"})],
     }
 
     def __init__(self, calibrator: Any, *, coupling: str = "wu2004"):
@@ -427,7 +431,7 @@ class AllPairsCalibrator(_MultiClassReduction):
             R[:, j, i] = 1.0 - Q[:, col]
         if self.coupling == "hastie1998":
             return pairwise_coupling(R, "hastie1998", pair_weights=self.pair_weights_)
-        return pairwise_coupling(R, "wu2004")
+        return pairwise_coupling(R, self.coupling)
 
 
 class MultiLabelCalibrator(_BinaryReduction):

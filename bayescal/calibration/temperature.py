@@ -230,7 +230,8 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
                 )
             if z.shape[1] < 2:
                 raise ValueError(
-                    f"`X` must have at least 2 columns (one per class); got {z.shape}."
+                    f"`X` has {z.shape[1]} feature(s) but must have at least 2 columns (one "
+                    f"per class); got shape {z.shape}."
                 )
             if fit:
                 self.n_clipped_ = 0

@@ -119,6 +119,8 @@ _REGISTRY: tuple[MetricInfo, ...] = (
                needs="truth"),
     MetricInfo("mae_true", "MAE against the true probabilities", "lower", "probability",
                needs="truth"),
+    MetricInfo("mse_true", "MSE against the true probabilities (seed 000 Table 5; "
+               "rmse_true squared per fold)", "lower", "squared probability", needs="truth"),
     MetricInfo("probe_rmse", "RMSE against the reference probe's probabilities "
                "(not applicable to the probe itself)", "lower", "probability", needs="probe"),
     MetricInfo("probe_coverage", "share of probabilities inside the probe's credible "
@@ -170,7 +172,7 @@ def metric_names(*needs: str) -> tuple[str, ...]:
     Examples
     --------
     >>> metric_names("truth")
-    ('rmse_true', 'mae_true')
+    ('rmse_true', 'mae_true', 'mse_true')
     """
     for n in needs:
         if n not in _NEEDS:

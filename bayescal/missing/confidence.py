@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayescal.missing.imputation import MultipleImputationClassifier
 from bayescal.missing.rubin import total_uncertainty
-from bayescal.validation import check_consistent_length, check_matrix
+from bayescal.validation import check_classification_data, check_features
 
 __all__ = ["ConfidenceMap", "grouped_means"]
 
@@ -82,6 +82,9 @@ class ConfidenceMap(BaseEstimator):
         The fitted ``f(T) = CR``.
     uncertainty_groups_, rate_groups_ : ndarray
         The grouped training pairs of the regression.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of ``X`` when fit was given a DataFrame (only then).
 
     Notes
     -----
@@ -138,14 +141,14 @@ class ConfidenceMap(BaseEstimator):
     def fit(self, X: Any, y: Any) -> ConfidenceMap:
         """Collect (uncertainty, correct) pairs by MCCV and fit the regression."""
         self._validate_params()
-        X = check_matrix(X, "X", allow_nan=True, min_samples=2 * self.group_size)
+        X, _, codes = check_classification_data(
+            self, X, y, allow_nan=True, min_samples=2 * self.group_size
+        )
         y = np.asarray(y)
-        check_consistent_length(X=X, y=y)
         rng = check_random_state(self.random_state)
         n = X.shape[0]
         self.classifier_ = self._classifier(rng.randint(0, 2**31 - 1)).fit(X, y)
         self.classes_ = self.classifier_.classes_
-        codes = np.searchsorted(self.classes_, y)
         imputed = self.classifier_.impute(X) if self.reuse_imputations else None
         keys, rates = [], []
         for _ in range(self.n_repeats):
@@ -187,9 +190,10 @@ class ConfidenceMap(BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Majority-vote class of the multiple-imputation classifier."""
         check_is_fitted(self, "classifier_")
-        return self.classifier_.predict(X)
+        return self.classifier_.predict(check_features(self, X, reset=False, allow_nan=True))
 
     def predict_confidence(self, X: Any) -> np.ndarray:
         """Probability that the predicted class of each row is right."""
         check_is_fitted(self, "classifier_")
+        X = check_features(self, X, reset=False, allow_nan=True)
         return self.confidence_from_uncertainty(self.classifier_.predict_uncertainty(X))

@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.missing.rubin import total_uncertainty
-from bayescal.validation import check_consistent_length, check_matrix, encode_labels
+from bayescal.validation import check_classification_data, check_features
 
 __all__ = ["MultipleImputationClassifier"]
 
@@ -68,6 +68,8 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
     estimators_ : list
         One classifier (``stacked``) or ``m`` classifiers.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of ``X`` when fit was given a DataFrame (only then).
 
     Notes
     -----
@@ -141,10 +143,7 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        X = check_matrix(X, "X", allow_nan=True)
-        y = np.asarray(y)
-        check_consistent_length(X=X, y=y)
-        classes, codes = encode_labels(y, "y")
+        X, classes, codes = check_classification_data(self, X, y, allow_nan=True)
         all_missing = np.isnan(X).all(axis=0)
         if all_missing.any():
             raise ValueError(
@@ -152,7 +151,6 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
                 "drop them first: nothing can be imputed from them."
             )
         self.classes_ = classes
-        self.n_features_in_ = X.shape[1]
         seeds = self._seeds()
         template = self.imputer if self.imputer is not None else _default_imputer()
         self.imputers_, imputed = [], []
@@ -172,12 +170,7 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         draws every time.
         """
         check_is_fitted(self, "imputers_")
-        X = check_matrix(X, "X", allow_nan=True)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {X.shape[1]} features but the classifier was fitted with "
-                f"{self.n_features_in_}."
-            )
+        X = check_features(self, X, reset=False, allow_nan=True)
         return [copy.deepcopy(imputer).transform(X) for imputer in self.imputers_]
 
     def _train_on_imputed(self, imputed: list[np.ndarray], codes: np.ndarray, seeds: list[int]) -> list:

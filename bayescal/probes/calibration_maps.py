@@ -78,6 +78,7 @@ from bayescal.probes.sampling import (
 )
 from bayescal.validation import (
     DEFAULT_CLIP,
+    bounded_expit,
     clip_constraint,
     clip_probabilities,
 )
@@ -295,11 +296,11 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
         """Probabilities under each posterior draw, shape ``(S, n, 2)``."""
         check_is_fitted(self, "idata_")
         s = self._validate_scores(X)
-        p = expit(self._linear_predictor_draws(s))
+        p = bounded_expit(self._linear_predictor_draws(s))
         return np.stack([1.0 - p, p], axis=-1)
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
-        return expit(self._linear_predictor_draws(scores)).mean(axis=0)
+        return bounded_expit(self._linear_predictor_draws(scores)).mean(axis=0)
 
     def map_band(
         self, grid: Any, prob: float = 0.9, *, kind: str = "eti"

@@ -52,10 +52,9 @@ from bayescal.probes.posterior import (
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
     check_choice,
-    check_consistent_length,
+    check_classification_data,
+    check_features,
     check_fraction,
-    check_matrix,
-    encode_labels,
 )
 
 __all__ = ["BayesianGPClassifier", "gp_classifier_model"]
@@ -231,6 +230,9 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         the predictive draws, so one fit always gives the same draws.
     hsgp_centre_, hsgp_boundary_ : ndarray, tuple
         ``hsgp`` only: centre of the inputs and the boundary ``L`` per input.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of ``X`` when fit was given a DataFrame (only then).
 
     Notes
     -----
@@ -363,12 +365,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             )
 
     def _standardise(self, X: Any) -> np.ndarray:
-        Xv = check_matrix(X, "X")
-        if Xv.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {Xv.shape[1]} features but the classifier was fitted with "
-                f"{self.n_features_in_}."
-            )
+        Xv = check_features(self, X, reset=False)
         return (Xv - self.x_mean_) / self.x_scale_
 
     # ------------------------------------------------------------------ fit
@@ -389,11 +386,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         """
         self._validate_params()
         self._check_param_combinations()
-        Xv = check_matrix(X, "X", min_samples=2)
-        y_raw = np.asarray(y)
-        check_consistent_length(X=Xv, y=y_raw)
-        self.classes_, codes = encode_labels(y_raw, "y")
-        self.n_features_in_ = Xv.shape[1]
+        Xv, self.classes_, codes = check_classification_data(self, X, y, min_samples=2)
         self.x_mean_ = Xv.mean(axis=0)
         scale = Xv.std(axis=0)
         self.x_scale_ = np.where(scale > 0, scale, 1.0)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -31,11 +30,7 @@ from bayescal.probes.sampling import (
     sampler_settings,
     student_t_prior_hyper,
 )
-from bayescal.validation import (
-    check_consistent_length,
-    check_matrix,
-    encode_labels,
-)
+from bayescal.validation import bounded_expit, check_classification_data, check_features
 
 __all__ = ["BayesianLogisticRegression", "blr_model", "scale_inputs"]
 
@@ -205,6 +200,8 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         Posterior means on the original input scale, shapes ``(outputs, d)``
         and ``(outputs,)``.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of ``X`` when fit was given a DataFrame (only then).
 
     Raises
     ------
@@ -281,10 +278,6 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         self.chains = chains
         self.random_state = random_state
 
-    def _validate_X(self, X: Any) -> np.ndarray:
-        X = check_matrix(X, "X")
-        return X
-
     def fit(self, X: Any, y: Any) -> BayesianLogisticRegression:
         """Sample the posterior of the coefficients.
 
@@ -301,12 +294,8 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         """
         self._validate_params()
         hyper, settings = student_t_prior_hyper(self), sampler_settings(self)
-        X = self._validate_X(X)
-        y = np.asarray(y)
-        check_consistent_length(X=X, y=y)
-        self.classes_, codes = encode_labels(y, "y")
+        X, self.classes_, codes = check_classification_data(self, X, y)
         n_classes = self.classes_.size
-        self.n_features_in_ = X.shape[1]
         self.x_center_, self.x_scale_ = scale_inputs(X)
         Xs = (X - self.x_center_) / self.x_scale_
         if n_classes == 2 or self.multi_class == "multinomial":
@@ -400,22 +389,17 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
     def _proba_draws(self, X: Any) -> np.ndarray:
         """Class probabilities under each posterior draw, shape ``(S, n, K)``."""
         check_is_fitted(self, "idata_")
-        X = self._validate_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {X.shape[1]} features but the model was fitted with "
-                f"{self.n_features_in_}."
-            )
+        X = check_features(self, X, reset=False)
         Xs = (X - self.x_center_) / self.x_scale_
         alpha = stack_draws(self.idata_, "intercept")
         beta = stack_draws(self.idata_, "beta")
         eta = alpha[:, None, :] + np.einsum("nd,sdo->sno", Xs, beta)
         n_classes = self.classes_.size
         if n_classes == 2:
-            p1 = expit(eta[..., 0])
+            p1 = bounded_expit(eta[..., 0])
             return np.stack([1.0 - p1, p1], axis=-1)
         if eta.shape[-1] == n_classes:  # one-vs-rest: normalise the K sigmoids
-            p = expit(eta)
+            p = bounded_expit(eta)
             return p / p.sum(axis=-1, keepdims=True)
         logits = np.concatenate([np.zeros((*eta.shape[:2], 1)), eta], axis=-1)
         logits -= logits.max(axis=-1, keepdims=True)

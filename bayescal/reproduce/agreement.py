@@ -54,7 +54,8 @@ class Agreement:
         return {**asdict(self), "best_share": self.best_share, "pairs_share": self.pairs_share}
 
 
-def agreement(table: Any, *, row: list[str], lower_is_better: bool = True) -> Agreement:
+def agreement(table: Any, *, row: list[str], lower_is_better: bool = True,
+              target: float | None = None) -> Agreement:
     """Agreement figures of a long table of paper and own values.
 
     Parameters
@@ -68,6 +69,10 @@ def agreement(table: Any, *, row: list[str], lower_is_better: bool = True) -> Ag
         The columns that identify a row of the paper's table.
     lower_is_better : bool, default=True
         Direction of the metric.
+    target : float, optional
+        The metric's ideal value (e.g. a regression slope of 1): methods are
+        then ranked by their distance to it, lower is better, and
+        ``lower_is_better`` is ignored. The ratios stay those of the values.
 
     Returns
     -------
@@ -86,6 +91,8 @@ def agreement(table: Any, *, row: list[str], lower_is_better: bool = True) -> Ag
     >>> a = agreement(t, row=["r"])
     >>> a.best_matched, a.pairs_in_order, a.pairs, round(a.ratio_median, 3)
     (1, 3, 3, 1.1)
+    >>> agreement(t, row=["r"], target=2.0).best_matched  # b is nearest 2 on both sides
+    1
     """
     missing = [c for c in [*row, "method", "paper", "ours"] if c not in table.columns]
     if missing:
@@ -96,15 +103,18 @@ def agreement(table: Any, *, row: list[str], lower_is_better: bool = True) -> Ag
         raise ValueError(f"`table` holds a (row, method) twice, e.g.:\n{dup}")
     sign = 1.0 if lower_is_better else -1.0
     rows = matched = pairs = in_order = 0
+    def rank(values: Any) -> Any:
+        return np.abs(values - target) if target is not None else sign * values
+
     for _, g in table.groupby(row, sort=False):
-        paper = sign * g["paper"].to_numpy(float)
-        ours = sign * g["ours"].to_numpy(float)
+        paper = rank(g["paper"].to_numpy(float))
+        ours = rank(g["ours"].to_numpy(float))
         rows += 1
         best_paper = set(np.flatnonzero(paper == paper.min()))
         shown = ours
         if "paper_text" in g:
-            shown = np.array([round(v, _decimals(str(t)))
-                              for v, t in zip(ours, g["paper_text"], strict=True)])
+            shown = rank(np.array([round(v, _decimals(str(t))) for v, t in
+                                   zip(g["ours"].to_numpy(float), g["paper_text"], strict=True)]))
         if not np.isnan(shown).any() and best_paper & set(np.flatnonzero(shown == shown.min())):
             matched += 1
         for i, j in combinations(range(len(paper)), 2):

@@ -7,8 +7,10 @@ through :func:`bayescal.study.run` (one store per block under ``DIR``, resumed
 if present), reads the cubes back with :func:`bayescal.cube.open_results`,
 prints "paper | bayescal" per cell in the paper's units and scale, the
 agreement figures per metric against the thresholds, and writes
-``agreement.json``, ``comparison.csv`` and the figures to ``DIR``. The exit
-status is 1 when a threshold is not met.
+``agreement.json``, ``comparison.csv`` and the figures to ``DIR``. A block
+that names a Python function (``python:module:function``, see
+:mod:`bayescal.reproduce.registry`) is run by calling it, in its own folder
+``DIR/block_NAME``. The exit status is 1 when a threshold is not met.
 """
 
 from __future__ import annotations
@@ -21,7 +23,13 @@ from typing import Any
 import click
 
 from bayescal.reproduce.agreement import agreement, comparison_table
-from bayescal.reproduce.registry import Reproduction, list_reproductions, load_reproduction
+from bayescal.reproduce.registry import (
+    FUNCTION_PREFIX,
+    Reproduction,
+    list_reproductions,
+    load_reproduction,
+    resolve_function,
+)
 
 __all__ = ["check_thresholds", "compare_with_paper", "reproduce_command", "run_reproduction"]
 
@@ -32,28 +40,65 @@ def _seconds(s: float | None) -> str:
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min"
 
 
-def compare_with_paper(rep: Reproduction, cubes: dict[str, Any]) -> Any:
-    """Long table of the paper's values beside ours (paper's units), blocks that ran.
+def cube_values(rep: Reproduction, block: str, tree: Any) -> Any:
+    """Our value of every (dataset, classifier, scenario) cell of a block's cube.
 
-    ``cubes`` maps a block name to its result cube (``xarray.DataTree``).
-    Our value of a (dataset, classifier, scenario) cell is the cube metric
-    averaged over folds (and repeats), times the metric's ``scale``.
+    The cube metric averaged over folds (and repeats), times the metric's
+    ``scale``; one line per cell and metric (columns ``method``, ``metric``,
+    ``ours``, ``block`` and the cube's cell coordinates).
     """
     import pandas as pd
 
+    ds = tree["/metrics"].ds
+    reduce = [d for d in ("repeat", "fold") if d in ds.dims]
+    frames = []
+    for label, m in rep.metrics.items():
+        if "cube" not in m:
+            continue
+        values = (ds[m["cube"]].mean(reduce) * float(m.get("scale", 1.0))).to_series()
+        frame = values.rename("ours").reset_index().rename(columns={"scenario": "method"})
+        frame["block"], frame["metric"] = block, label
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def function_values(rep: Reproduction, block: str, frame: Any) -> Any:
+    """A function block's table, checked, with ``block`` set and ``scale`` applied."""
+    need = [c for c in rep.row if c != "block"] + ["method", "metric", "ours"]
+    missing = [c for c in need if c not in frame.columns]
+    if missing:
+        raise ValueError(f"reproduction {rep.id!r}, block {block!r}: the function's table "
+                         f"lacks the column(s) {missing}; it needs {need}")
+    unknown = sorted(set(frame["metric"]) - set(rep.metrics))
+    if unknown:
+        raise ValueError(f"reproduction {rep.id!r}, block {block!r}: metric(s) {unknown} "
+                         f"not in reproduction.toml [metrics] {list(rep.metrics)}")
+    frame = frame.copy()
+    frame["block"] = block
+    scale = frame["metric"].map(lambda label: float(rep.metrics[label].get("scale", 1.0)))
+    frame["ours"] = frame["ours"].astype(float) * scale
+    return frame
+
+
+def compare_with_paper(rep: Reproduction, cubes: dict[str, Any],
+                       tables: dict[str, Any] | None = None) -> Any:
+    """Long table of the paper's values beside ours (paper's units), blocks that ran.
+
+    ``cubes`` maps a study block's name to its result cube
+    (``xarray.DataTree``), see :func:`cube_values`; ``tables`` a function
+    block's name to the table it returned, see :func:`function_values`.
+    """
+    import pandas as pd
+
+    tables = tables or {}
+    ran = [*cubes, *tables]
     paper = pd.DataFrame(rep.paper)
-    paper = paper[paper["block"].isin(list(cubes))] if "block" in paper else paper
-    ours = []
-    for block, tree in cubes.items():
-        ds = tree["/metrics"].ds
-        reduce = [d for d in ("repeat", "fold") if d in ds.dims]
-        for label, m in rep.metrics.items():
-            values = (ds[m["cube"]].mean(reduce) * float(m.get("scale", 1.0))).to_series()
-            frame = values.rename("ours").reset_index().rename(columns={"scenario": "method"})
-            frame["block"], frame["metric"] = block, label
-            ours.append(frame)
+    paper = paper[paper["block"].isin(ran)]
+    ours = [cube_values(rep, block, tree) for block, tree in cubes.items()]
+    ours += [function_values(rep, block, frame) for block, frame in tables.items()]
     ours_df = pd.concat(ours, ignore_index=True)
     keys = [c for c in rep.row if c in ours_df.columns and c != "block"]
+    ours_df = ours_df[["block", *keys, "method", "metric", "ours"]]
     table = paper.merge(ours_df, on=["block", *keys, "method", "metric"], how="left")
     table = table.rename(columns={"value": "paper_text"})
     table["paper"] = table["paper_text"].astype(float)
@@ -88,19 +133,25 @@ def run_reproduction(rep: Reproduction, out: Path, *, full: bool = False,
 
     Returns the agreement record written to ``out/agreement.json``.
     """
-    from bayescal.cube import lower_is_better, open_results
+    from bayescal.cube import open_results
     from bayescal.study import run
 
     size = "full" if full else "quick"
     out.mkdir(parents=True, exist_ok=True)
-    cubes, seconds = {}, {}
+    cubes, tables, seconds, made = {}, {}, {}, []
     for block, spec in rep.runs[size].items():
         start = time.perf_counter()
-        store = out / f"cube_{block}"
-        run(spec, store, resume=True, n_jobs=n_jobs, progress=False)
-        cubes[block] = open_results(store)
+        if isinstance(spec, str) and spec.startswith(FUNCTION_PREFIX):
+            folder = out / f"block_{block}"
+            folder.mkdir(exist_ok=True)
+            tables[block] = resolve_function(spec)(folder, n_jobs=n_jobs)
+            made += [p.relative_to(out) for p in sorted(folder.glob("*.png"))]
+        else:
+            store = out / f"cube_{block}"
+            run(spec, store, resume=True, n_jobs=n_jobs, progress=False)
+            cubes[block] = open_results(store)
         seconds[block] = time.perf_counter() - start
-    table = compare_with_paper(rep, cubes)
+    table = compare_with_paper(rep, cubes, tables)
     table.to_csv(out / "comparison.csv", index=False)
     row = [c for c in rep.row]
     figures: dict[str, dict[str, Any]] = {}
@@ -108,8 +159,7 @@ def run_reproduction(rep: Reproduction, out: Path, *, full: bool = False,
         sub = table[table["metric"] == label]
         echo(f"\n{label} ({m.get('units', '')}) -- paper | bayescal ({size} size)")
         echo(comparison_table(sub, row=row))
-        figures[label] = agreement(sub, row=row,
-                                   lower_is_better=lower_is_better(m["cube"])).as_dict()
+        figures[label] = agreement(sub, row=row, **rep.ranking(label)).as_dict()
     thresholds = rep.thresholds.get(size, {})
     failed = check_thresholds(figures, thresholds)
     echo(f"\nAgreement ({rep.id}, {size} size, blocks {list(cubes)}):")
@@ -119,10 +169,10 @@ def run_reproduction(rep: Reproduction, out: Path, *, full: bool = False,
              f"{f['pairs_in_order']:>7}/{f['pairs']:<4} ({f['pairs_share']:.1%})  "
              f"{f['ratio_median']:>8.3f} [{f['ratio_min']:.3f}, {f['ratio_max']:.3f}]")
     echo("  thresholds: " + ("all met" if not failed else "NOT met: " + "; ".join(failed)))
-    written = _figures(rep, cubes, out)
+    written = [out / p for p in made] + _figures(rep, cubes, out)
     record = {"id": rep.id, "size": size, "source": rep.source, "tables": rep.tables,
               "seconds": seconds, "agreement": figures, "thresholds": thresholds,
-              "failed": failed, "figures": [str(p.name) for p in written]}
+              "failed": failed, "figures": [str(p.relative_to(out)) for p in written]}
     (out / "agreement.json").write_text(json.dumps(record, indent=2))
     return record
 
@@ -134,6 +184,8 @@ def _figures(rep: Reproduction, cubes: dict[str, Any], out: Path) -> list[Path]:
 
     written = []
     for fig_spec in rep.figure_specs:
+        if not cubes:
+            break
         block = fig_spec["block"] if fig_spec["block"] in cubes else next(iter(cubes))
         pred = cubes[block][f"/predictions/{fig_spec['dataset']}"].ds
         test = np.flatnonzero(pred["fold"].to_numpy() >= 0)

@@ -37,6 +37,23 @@ A folder holds::
 ``paper.csv`` columns: the ``row`` columns, ``method`` (a scenario name of the
 specs), ``metric`` (a key of ``[metrics]``), ``value`` (as printed) and
 ``source`` (file, section and table).
+
+A block that is not a study (a regression table, a multi-label experiment, a
+figure's curve) names a Python function instead of a spec::
+
+    [runs.quick]
+    mcar = "python:bayescal.reproduce.tables.confidence_maps:table2_quick"
+
+    [metrics.slope]
+    target = 1.0        # not a cube metric: rank by |value - 1| (or
+                        # direction = "lower" | "higher")
+
+The function is called as ``fn(out, n_jobs=...)`` with ``out`` a folder of its
+own (figures it writes there as ``*.png`` are collected) and returns a
+:class:`pandas.DataFrame` with the ``row`` columns other than ``block``,
+``method``, ``metric`` (a key of ``[metrics]``) and ``ours`` (before
+``scale``). A metric then needs no ``cube`` key, but a ``direction`` or a
+``target`` that says which value is best.
 """
 
 from __future__ import annotations
@@ -49,12 +66,17 @@ from typing import Any
 
 from bayescal.cube.schema import metric_info
 
-__all__ = ["DEFAULT_ROOT", "Reproduction", "list_reproductions", "load_reproduction"]
+__all__ = ["DEFAULT_ROOT", "FUNCTION_PREFIX", "Reproduction", "list_reproductions",
+           "load_reproduction", "resolve_function"]
 
 #: The reproductions shipped with the repository.
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "models" / "reproductions"
 
 _SIZES = ("quick", "full")
+_DIRECTIONS = ("lower", "higher")
+
+#: Prefix of a block that names a Python function (``python:module:function``).
+FUNCTION_PREFIX = "python:"
 _THRESHOLDS = ("best_share", "pairs_share", "ratio_median")
 
 
@@ -69,13 +91,51 @@ class Reproduction:
     tables: str
     figures: str
     row: tuple[str, ...]
-    runs: dict[str, dict[str, Path]]
+    runs: dict[str, dict[str, Path | str]]
     metrics: dict[str, dict[str, Any]]
     paper: list[dict[str, str]]
     thresholds: dict[str, dict[str, dict[str, Any]]]
     figure_specs: tuple[dict[str, Any], ...] = ()
     quick_seconds: float | None = None
     full_seconds: float | None = None
+
+    def ranking(self, label: str) -> dict[str, Any]:
+        """How the metric ``label`` ranks methods: ``lower_is_better`` and ``target``.
+
+        A ``target`` metric ranks by the distance to it (lower is better).
+        """
+        from bayescal.cube.schema import lower_is_better
+
+        m = self.metrics[label]
+        if "target" in m:
+            return {"lower_is_better": True, "target": float(m["target"])}
+        if "direction" in m:
+            return {"lower_is_better": m["direction"] == "lower", "target": None}
+        return {"lower_is_better": lower_is_better(m["cube"]), "target": None}
+
+
+def resolve_function(value: str) -> Any:
+    """The callable a ``python:module:function`` block names.
+
+    Raises
+    ------
+    ValueError
+        If the module cannot be imported or has no such function.
+    """
+    import importlib
+
+    target = value.removeprefix(FUNCTION_PREFIX)
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"block {value!r}: expected 'python:package.module:function'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"block {value!r}: cannot import {module_name!r} ({exc})") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ValueError(f"block {value!r}: {module_name!r} has no function {attr!r}")
+    return fn
 
 
 def _fail(path: Path, key: str, reason: str) -> ValueError:
@@ -120,14 +180,26 @@ def load_reproduction(name: str, *, root: str | Path | None = None) -> Reproduct
             raise _fail(meta_path, f"runs.{size}", "missing: name a spec per block")
         runs[size] = {}
         for block, spec in blocks.items():
+            if spec.startswith(FUNCTION_PREFIX):
+                try:
+                    resolve_function(spec)
+                except ValueError as exc:
+                    raise _fail(meta_path, f"runs.{size}.{block}", str(exc)) from None
+                runs[size][block] = spec
+                continue
             if not (folder / spec).is_file():
                 raise _fail(meta_path, f"runs.{size}.{block}", f"no spec file {spec!r}")
             runs[size][block] = folder / spec
     metrics = meta.get("metrics", {})
     for label, m in metrics.items():
-        if "cube" not in m:
-            raise _fail(meta_path, f"metrics.{label}.cube", "missing")
-        metric_info(m["cube"])  # a registered cube metric (ValueError otherwise)
+        if "direction" in m and m["direction"] not in _DIRECTIONS:
+            raise _fail(meta_path, f"metrics.{label}.direction",
+                        f"{m['direction']!r} is not one of {_DIRECTIONS}")
+        if "cube" in m:
+            metric_info(m["cube"])  # a registered cube metric (ValueError otherwise)
+        elif "direction" not in m and "target" not in m:
+            raise _fail(meta_path, f"metrics.{label}",
+                        "name a `cube` metric, or a `direction` or `target` (function blocks)")
     paper = _read_paper(folder / "paper.csv", tuple(head["row"]), metrics)
     blocks = {line["block"] for line in paper}
     for size, by_block in runs.items():

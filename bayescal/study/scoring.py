@@ -26,6 +26,8 @@ smooth_ece :func:`bayescal.metrics.smooth_ece` (``kind="binary"``   labels
            for two classes, ``"top_label"`` otherwise)
 rmse_true  :func:`bayescal.metrics.rmse_true`                      ``p_true``
 mae_true   :func:`bayescal.metrics.mae_true`                       ``p_true``
+mse_true   ``rmse_true`` squared: the mean squared error against   ``p_true``
+           ``p_true`` of the fold (seed 000 Table 5's MSE)
 probe_*    :func:`bayescal.cube.consolidate.probe_metrics`, at     probe
            consolidation (the probe's cell may come from another
            worker); NaN for the probe's own cells
@@ -37,7 +39,7 @@ Log loss clips the true-class probability (at ``1e-15`` unless the spec's
 than ``inf`` for the whole cell.
 ``mcb``/``dsc``/``unc`` are NaN for multi-class datasets and for a test fold
 holding a single class (CORP needs both outcomes).
-``rmse_true``/``mae_true`` are recorded (NaN elsewhere) for every dataset with
+``rmse_true``/``mae_true``/``mse_true`` are recorded (NaN elsewhere) for every dataset with
 known true probabilities, ``probe_rmse``/``probe_coverage`` when the spec names
 a probe, whether or not they are listed in ``metrics.names``.
 """
@@ -121,7 +123,8 @@ def label_metrics(y: np.ndarray, proba: np.ndarray, names: tuple[str, ...],
 
 
 def truth_metrics(p_true: np.ndarray, proba: np.ndarray) -> dict[str, float]:
-    """``rmse_true`` and ``mae_true`` of binary predictions against ``p_true``."""
+    """``rmse_true``, ``mae_true`` and ``mse_true`` of binary predictions against ``p_true``."""
     from bayescal.metrics import mae_true, rmse_true
 
-    return {"rmse_true": rmse_true(p_true, proba[:, 1]), "mae_true": mae_true(p_true, proba[:, 1])}
+    rmse = rmse_true(p_true, proba[:, 1])
+    return {"rmse_true": rmse, "mae_true": mae_true(p_true, proba[:, 1]), "mse_true": rmse * rmse}

@@ -220,13 +220,8 @@ def test_bad_data(binary_data):
         clf.predict_proba(X[:, :3])
 
 
-_SHARED_MESSAGES = (
-    "bayescal.validation's messages name the argument and give the remedy; they do not "
-    "contain the exact phrase this check greps for"
-)
 #: scikit-learn checks expected to fail, with the reason.
 EXPECTED_FAILED_CHECKS = {
-    "check_complex_data": _SHARED_MESSAGES,
     "check_supervised_y_2d": (
         "a 2-D y is rejected with a ValueError (DESIGN: nothing is reshaped silently) "
         "instead of the DataConversionWarning and ravel this check expects"

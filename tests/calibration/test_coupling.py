@@ -13,6 +13,7 @@ from scipy.optimize import minimize
 from bayescal.calibration.coupling import (
     check_pairwise_matrix,
     couple_hastie1998,
+    couple_kernlab_minpair,
     couple_wu2004,
     pairwise_coupling,
 )
@@ -246,3 +247,85 @@ def test_hastie_clipped_extremes_converge_without_warning():
     assert _hastie_objective(p[0], R, np.ones((4, 4))) <= _hastie_objective(
         expected, R, np.ones((4, 4))
     ) + 1e-9
+
+
+# --- kernlab::couple(coupler = "minpair") emulation ---------------------------------
+
+
+def _pairwise_from_lexicographic(probin: list[float], k: int) -> np.ndarray:
+    R = np.zeros((k, k))
+    rows, cols = np.triu_indices(k, 1)  # lexicographic pair order
+    R[rows, cols] = probin
+    R[cols, rows] = 1.0 - np.asarray(probin)
+    return R
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_kernlab_minpair_is_wu2004_up_to_three_classes(k):
+    # R's column-major upper.tri order equals the lexicographic order for K <= 3.
+    rng = np.random.default_rng(k)
+    for _ in range(20):
+        R = _pairwise_from_lexicographic(rng.uniform(0.02, 0.98, k * (k - 1) // 2), k)
+        np.testing.assert_allclose(couple_kernlab_minpair(R), couple_wu2004(R), atol=1e-12)
+    np.testing.assert_allclose(
+        couple_kernlab_minpair(consistent_matrix(np.array([0.5, 0.3, 0.2]))), [0.5, 0.3, 0.2],
+        atol=1e-12)
+
+
+def test_kernlab_minpair_four_classes_matches_the_r_matrices_written_out():
+    # probin = (r12, r13, r14, r23, r24, r34) in lexicographic order (1-based names).
+    probin = [0.9, 0.8, 0.7, 0.6, 0.55, 0.3]
+    # kernlab's probim as R builds it: upper.tri filled column-major with probin
+    # ((1,2), (1,3), (2,3), (1,4), (2,4), (3,4) <- 0.9, 0.8, 0.7, 0.6, 0.55, 0.3),
+    # lower.tri column-major with 1 - probin ((2,1), (3,1), (4,1), (3,2), (4,2), (4,3)).
+    probim = np.array([
+        [0.0, 0.9, 0.8, 0.6],
+        [0.1, 0.0, 0.7, 0.55],
+        [0.2, 0.4, 0.0, 0.3],
+        [0.3, 0.45, 0.7, 0.0],
+    ])
+    # Q: diag = colSums(probim^2); off-diagonal -probin * (1 - probin) in the same orders.
+    Q = np.array([
+        [0.14, -0.09, -0.16, -0.24],
+        [-0.09, 1.1725, -0.21, -0.2475],
+        [-0.16, -0.24, 1.62, -0.21],
+        [-0.21, -0.2475, -0.21, 0.7525],
+    ])
+    np.testing.assert_allclose(np.diag(Q), (probim**2).sum(axis=0))
+    A = np.block([[Q, np.ones((4, 1))], [np.ones((1, 4)), np.zeros((1, 1))]])
+    expected = np.linalg.solve(A, [0, 0, 0, 0, 1.0])[:4]
+    expected = expected / expected.sum()
+    assert np.all(expected >= 0)  # no cut at zero needed for this example
+    R = _pairwise_from_lexicographic(probin, 4)
+    np.testing.assert_allclose(couple_kernlab_minpair(R), expected, atol=1e-12)
+    np.testing.assert_allclose(pairwise_coupling(R, "kernlab_minpair"), expected, atol=1e-12)
+    # ... which is not Wu, Lin & Weng's method 2 any more.
+    assert np.abs(couple_wu2004(R) - expected).max() > 0.01
+
+
+def test_kernlab_minpair_does_not_recover_a_consistent_four_class_p():
+    p = np.array([0.4, 0.3, 0.2, 0.1])
+    got = couple_kernlab_minpair(consistent_matrix(p))
+    assert np.abs(got - p).max() > 0.01
+    np.testing.assert_allclose(couple_wu2004(consistent_matrix(p)), p, atol=1e-12)
+
+
+@pytest.mark.parametrize("k", [4, 6, 10])
+def test_kernlab_minpair_rows_are_probability_vectors(k):
+    rng = np.random.default_rng(k)
+    R = np.zeros((200, k, k))
+    iu = np.triu_indices(k, 1)
+    r = rng.choice([1e-7, 0.5, 1 - 1e-7], size=(200, iu[0].size))
+    r[:100] = rng.uniform(size=(100, iu[0].size))
+    R[:, iu[0], iu[1]] = r
+    R[:, iu[1], iu[0]] = 1 - r
+    P = couple_kernlab_minpair(R)
+    assert P.shape == (200, k) and np.all(np.isfinite(P)) and np.all(P >= 0)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_kernlab_minpair_bad_input():
+    with pytest.raises(ValueError, match=r"R\[i, j\] \+ R\[j, i\] = 1"):
+        couple_kernlab_minpair([[0.0, 0.7, 0.2], [0.7, 0.0, 0.5], [0.8, 0.5, 0.0]])
+    with pytest.raises(ValueError, match="NaN"):
+        couple_kernlab_minpair([[0.0, np.nan], [0.5, 0.0]])

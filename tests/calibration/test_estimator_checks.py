@@ -90,13 +90,8 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
         "check_classifiers_train": _TEMPERATURE_LABELS,
         "check_classifiers_classes": "labels must be integer codes 0..K-1, not strings",
         "check_dtype_object": "labels must be integer codes 0..K-1, not objects",
-        "check_classifiers_regression_target": "continuous y is rejected as non-integer "
-        "codes, with bayescal's message rather than 'Unknown label type'",
         "check_supervised_y_2d": "y of shape (n, 1) is rejected (ValueError), not raveled "
         "with a DataConversionWarning: nothing is reshaped silently",
-        "check_complex_data": "complex X raises TypeError (a wrong type), by bayescal's rule",
-        "check_fit2d_1feature": "one column is one class: the message says at least 2 "
-        "columns are needed",
         "check_fit2d_predict1d": "a 1-D X is read as binary decision values d (logits "
         "(-d, d), as scikit-learn's temperature method does), so predicting on it succeeds",
     },

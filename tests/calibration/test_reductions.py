@@ -16,7 +16,11 @@ from bayescal.calibration import (
     PlattCalibrator,
 )
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.calibration.coupling import couple_hastie1998, couple_wu2004
+from bayescal.calibration.coupling import (
+    couple_hastie1998,
+    couple_kernlab_minpair,
+    couple_wu2004,
+)
 from bayescal.calibration.generation import group_binary_problems
 from bayescal.calibration.reductions import (
     AllPairsCalibrator,
@@ -163,6 +167,21 @@ def test_all_pairs_equals_hand_computation(coupling, couple):
     np.testing.assert_allclose(cal.pair_weights_, n_ij)
     expected = couple(R) if couple else couple_hastie1998(R, pair_weights=n_ij)
     np.testing.assert_allclose(cal.predict_proba(P), expected, atol=1e-9)
+
+
+def test_all_pairs_kernlab_minpair_couples_the_same_pairwise_probabilities():
+    # Four classes: the pairwise maps are those of "wu2004"; only the coupling differs.
+    P, y = make_data(n=200, k=4, seed=5)
+    wu = AllPairsCalibrator(LogitLinearCalibrator()).fit(P, y)
+    kern = AllPairsCalibrator(LogitLinearCalibrator(), coupling="kernlab_minpair").fit(P, y)
+    Q = np.clip(wu._binary_probabilities(P), 1e-7, 1 - 1e-7)
+    R = np.zeros((len(y), 4, 4))
+    for col, (i, j) in enumerate(wu.problem_keys_):
+        R[:, i, j], R[:, j, i] = Q[:, col], 1 - Q[:, col]
+    out = kern.predict_proba(P)
+    np.testing.assert_allclose(out, couple_kernlab_minpair(R), atol=1e-12)
+    np.testing.assert_allclose(wu.predict_proba(P), couple_wu2004(R), atol=1e-12)
+    assert np.abs(out - wu.predict_proba(P)).max() > 1e-3
 
 
 def test_all_pairs_zero_pair_mass_scores_half():

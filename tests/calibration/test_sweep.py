@@ -68,15 +68,15 @@ N_FOLDS = 3
 _LAPLACE = dict(inference="laplace", draws=100, random_state=0)
 
 #: name -> (calibrator, whether it promises no exact 0/1, first fold only).
-#: The maps on log-scores (Platt on the logit, beta) make no such promise: an
-#: exact 0 or 1 score is clipped to 1e-12 and a steep map sends it to a
-#: probability within 1e-16 of 0 or 1, which rounds to 0 or 1 in float64.
+#: Every map that ends in a sigmoid promises it, on log-scores too: an exact 0
+#: or 1 score is clipped to 1e-12 and a steep map keeps its output within
+#: ``validation.OUTPUT_FLOOR`` of 0 and 1 rather than rounding to them.
 CALIBRATORS = {
     "platt": (PlattCalibrator(), True, False),
-    "platt-logit": (PlattCalibrator(input="logit"), False, False),
-    "gam": (LogisticGAMCalibrator(n_knots=5), False, False),
-    "gam-logit": (LogisticGAMCalibrator(input="logit", n_knots=5), False, False),
-    "beta": (BetaCalibrator(), False, False),
+    "platt-logit": (PlattCalibrator(input="logit"), True, False),
+    "gam": (LogisticGAMCalibrator(n_knots=5), True, False),
+    "gam-logit": (LogisticGAMCalibrator(input="logit", n_knots=5), True, False),
+    "beta": (BetaCalibrator(), True, False),
     "isotonic": (IsotonicCalibrator(), False, False),
     "enir": (ENIRCalibrator(), False, False),
     "histogram": (HistogramBinningCalibrator(), False, False),
@@ -88,7 +88,7 @@ CALIBRATORS = {
     "sbb": (SBBCalibrator(n_draws=20, random_state=0), True, False),
     "abb": (ABBCalibrator(n_binnings=10, n_draws=20, random_state=0), True, False),
     "bayes-platt": (BayesianPlattCalibrator(**_LAPLACE), True, True),
-    "bayes-beta": (BayesianBetaCalibrator(**_LAPLACE), False, True),
+    "bayes-beta": (BayesianBetaCalibrator(**_LAPLACE), True, True),
     "bayes-spline": (BayesianSplineCalibrator(n_basis=6, **_LAPLACE), True, True),
 }
 

@@ -100,6 +100,26 @@ def test_thesis_p_true_is_the_density_ratio():
     np.testing.assert_allclose(p, f_pos / (f_pos + f_neg), rtol=1e-10)
 
 
+@pytest.mark.parametrize("scale", [0.5, 1.0, 1.7])
+def test_thesis_mean_scale_moves_the_means_and_keeps_the_density_ratio(scale):
+    Z, y, p = make_thesis_synthetic(n_per_class=50, random_state=3, derived=False,
+                                    mean_scale=scale)
+    f_pos = stats.multivariate_normal(*THESIS_POSITIVE[0][1:]).pdf(Z)
+    f_neg = sum(w * stats.multivariate_normal(scale * np.asarray(m), c).pdf(Z)
+                for w, m, c in THESIS_NEGATIVE)
+    np.testing.assert_allclose(p, f_pos / (f_pos + f_neg), rtol=1e-10)
+    if scale == 1.0:  # the default is the unscaled set, draw for draw
+        Z1, y1, p1 = make_thesis_synthetic(n_per_class=50, random_state=3, derived=False)
+        np.testing.assert_array_equal(Z, Z1)
+
+
+def test_thesis_mean_scale_below_one_overlaps_more():
+    # closer components: more true probabilities away from 0 and 1
+    _, _, p_far = make_thesis_synthetic(2000, random_state=0, mean_scale=1.0)
+    _, _, p_near = make_thesis_synthetic(2000, random_state=0, mean_scale=0.5)
+    assert np.mean(np.minimum(p_near, 1 - p_near)) > np.mean(np.minimum(p_far, 1 - p_far))
+
+
 def test_thesis_derived_features_are_the_documented_functions():
     Z, y0, p0 = make_thesis_synthetic(30, random_state=5, derived=False)
     X, y1, p1 = make_thesis_synthetic(30, random_state=5)
@@ -369,6 +389,9 @@ def test_same_seed_same_numbers(make):
         (lambda: make_thesis_synthetic(5, derived="no"), TypeError, r"`derived`"),
         (lambda: make_thesis_synthetic(5, random_state="x"), TypeError, r"`random_state`"),
         (lambda: make_thesis_synthetic(5, random_state=-1), ValueError, r"`random_state`"),
+        (lambda: make_thesis_synthetic(5, mean_scale=0.0), ValueError, r"`mean_scale` must be a "
+         "positive finite number; got 0.0"),
+        (lambda: make_thesis_synthetic(5, mean_scale="1"), TypeError, r"`mean_scale` must be"),
         (lambda: make_undersampling_simulation(0, 2.0), ValueError, r"`n` must be >= 1"),
         (lambda: make_undersampling_simulation(10, np.nan), ValueError, r"`b` must be finite"),
         (lambda: make_undersampling_simulation(10, "2"), TypeError, r"`b` must be a real"),

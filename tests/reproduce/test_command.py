@@ -25,7 +25,7 @@ def test_unknown_id_is_a_usage_error():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rep_id", [r.id for r in list_reproductions()])
-def test_quick_size_meets_its_thresholds(tmp_path, rep_id):
+def test_quick_size_meets_its_thresholds(tmp_path, rep_id, shared_data_env):
     result = CliRunner().invoke(main, ["reproduce", rep_id, "--out", str(tmp_path),
                                        "--n-jobs", "2"])
     record = json.loads((tmp_path / "agreement.json").read_text())

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import brier_score_loss, log_loss
+from sklearn.metrics import brier_score_loss, log_loss, mean_squared_error
 
 from bayescal.cube.consolidate import probe_metrics
 from bayescal.study.scoring import label_metrics, truth_metrics
@@ -42,6 +42,8 @@ def test_truth_and_probe_metrics():
     truth = truth_metrics(np.array([0.5, 0.5]), P)
     assert truth["rmse_true"] == pytest.approx(np.sqrt((0.04 + 0.01) / 2))
     assert truth["mae_true"] == pytest.approx(0.15)
+    # seed 000 Table 5's MSE against the truth: scikit-learn's mean_squared_error
+    assert truth["mse_true"] == pytest.approx(mean_squared_error([0.5, 0.5], P[:, 1]))
     probe = np.array([[0.2, 0.8], [0.6, 0.4]])
     got = probe_metrics(P, probe, None)
     assert got["probe_rmse"] == pytest.approx(np.sqrt(0.01 / 2)) and np.isnan(
