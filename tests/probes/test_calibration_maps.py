@@ -13,9 +13,6 @@ from bayescal.probes.calibration_maps import (  # noqa: E402
     BayesianBetaCalibrator,
     BayesianPlattCalibrator,
     BayesianSplineCalibrator,
-    penalised_spline_design,
-    spline_basis,
-    spline_knots,
     undersampling_correction,
 )
 from bayescal.probes.diagnostics import posterior_diagnostics
@@ -158,15 +155,6 @@ def test_nuts_same_random_state_same_draws():
     assert np.abs(a.calibration_map(GRID) - GRID).max() < 0.2
 
 
-def test_penalised_spline_design_whitens_the_penalty():
-    root = penalised_spline_design(8)
-    D = np.diff(np.eye(8), n=2, axis=0)
-    np.testing.assert_allclose(root.T @ D.T @ D @ root, np.eye(6), atol=1e-10)
-    # Orthogonal to the null space: constant and linear coefficient sequences.
-    np.testing.assert_allclose(root.T @ np.ones(8), 0.0, atol=1e-10)
-    np.testing.assert_allclose(root.T @ np.arange(8.0), 0.0, atol=1e-9)
-
-
 S_OK, Y_OK = np.array([0.1, 0.4, 0.6, 0.9]), np.array([0, 1, 0, 1])
 
 
@@ -257,25 +245,6 @@ def test_issue_11_spline_fits_uniform_scores_and_separable_data_with_laplace():
     cal = BayesianSplineCalibrator(**FAST).fit(separable, (separable > 0.5).astype(int))
     proba = cal.predict_proba(separable)
     assert np.all(np.isfinite(proba)) and proba[0, 1] < 0.5 < proba[-1, 1]
-
-
-@pytest.mark.parametrize("n_basis", [4, 5, 10, 23])
-@pytest.mark.parametrize("lo, hi", [(-4.59511985013459, 4.59511985013459), (0.1, 0.1 + 1e-7),
-                                    (-27.631021115928547, 3.0), (1e-300, 7.0)])
-def test_spline_knots_put_the_range_ends_exactly_on_the_base_interval(n_basis, lo, hi):
-    knots = spline_knots(lo, hi, n_basis)
-    assert knots.size == n_basis + 4 and np.all(np.diff(knots) > 0)
-    assert knots[3] == lo and knots[-4] == hi
-    z = np.r_[lo, hi, np.linspace(lo, hi, 7)]
-    basis = spline_basis(z, knots)
-    assert basis.shape == (z.size, n_basis)
-    np.testing.assert_allclose(basis.sum(axis=1), 1.0, atol=1e-12)  # partition of unity
-
-
-def test_spline_basis_refuses_points_outside_its_interval_by_name():
-    knots = spline_knots(0.0, 1.0, 6)
-    with pytest.raises(ValueError, match=r"`z` has 1 value\(s\) outside .* clip"):
-        spline_basis(np.array([0.5, 1.0 + 1e-9]), knots)
 
 
 SWEEP_SCORES = {
