@@ -597,8 +597,10 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
     P-spline calibrator. See :func:`calibration_map_model`.
 
     Parameterised for NUTS (issue 11: the plain basis mixed with a min bulk
-    ESS of 6-49 in 2 x 1000 draws at n=1000); every step below changes the
-    parameterisation, not the model (the prior on the map is the same):
+    ESS of 6-49 in 2 x 1000 draws at n=1000). Steps 1, 3 and 4 change the
+    parameterisation only (the prior on the map is the same); step 2 changes
+    which linear trend the smooth's identifiability constraint removes (it
+    moves to the intercept and slope, whose priors are wide):
 
     1. Mixed-model form: ``c = U diag(lambda)^(-1/2) u`` with
        ``u ~ N(0, tau^2 I)`` (:func:`penalised_spline_design`); the penalty's
