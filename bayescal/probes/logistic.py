@@ -176,7 +176,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         nutpie on PyTensor's C backend, whose compiled modules are cached on
         disk, so a *new process* fitting the same structure starts sampling
         in seconds instead of recompiling nutpie's Numba wrappers (see
-        ``benchmarks/compile_cache.py``), but samples about 2x slower
+        ``benchmarks/compile_cache.py``), but samples about 2.6x slower
         (a Python call per gradient): choose it for short-lived processes
         and small models. ``"pymc"`` needs no nutpie compilation step and
         suits a single small fit.

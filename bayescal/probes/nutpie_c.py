@@ -92,7 +92,10 @@ def compile_nutpie_c(model: Any) -> Any:
             "sampler='nutpie-c' needs a model without discrete free variables; "
             "use inference='advi' or a model that marginalises them."
         )
-    point = model.initial_point(random_seed=0)
+    initial = make_initial_point_fn(
+        model=model, jitter_rvs=set(model.free_RVs), return_transformed=True
+    )
+    point = initial(0)  # transformed (unconstrained) values by value-variable name
     value_vars = [model.rvs_to_values[rv] for rv in model.free_RVs]
     shapes = [tuple(np.shape(point[v.name])) for v in value_vars]
     sizes = [prod(s) for s in shapes]
@@ -131,9 +134,6 @@ def compile_nutpie_c(model: Any) -> Any:
     out_shapes = [tuple(np.shape(x)) for x in expand_fn(
         np.zeros(n_dim), *[s.get_value() for s in shared])]
 
-    initial = make_initial_point_fn(
-        model=model, jitter_rvs=set(model.free_RVs), return_transformed=True
-    )
 
     # nutpie calls these from one thread per chain; a compiled PyTensor function
     # (its input/output storage) and PyMC's initial-point function are not
