@@ -341,7 +341,7 @@ _COMMON_PARAMS = """pi0 : float or None, default=None
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         Posterior by NUTS, ADVI or a Laplace approximation
         (:func:`bayescal.probes.sampling.sample_posterior`).
-    sampler : {"nutpie", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
         NUTS implementation; nutpie compiles once per process and refits.
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.
