@@ -113,6 +113,21 @@ def _check_finite(arr: np.ndarray, name: str, allow_nan: bool = False) -> None:
         )
 
 
+def _finite_within(arr: np.ndarray, low: float | None, high: float | None) -> bool:
+    """True when every entry is finite and in ``[low, high]``: two reductions.
+
+    A fast accept for large valid inputs (``min``/``max`` propagate NaN and
+    need no boolean temporaries); on False the detailed checks run and word
+    the error.
+    """
+    if arr.size == 0:
+        return False
+    lo, hi = arr.min(), arr.max()
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False
+    return (low is None or lo >= low) and (high is None or hi <= high)
+
+
 def _check_not_empty(arr: np.ndarray, name: str) -> None:
     if arr.shape[0] == 0:
         raise ValueError(f"`{name}` is empty; at least one sample is required.")
@@ -151,6 +166,8 @@ def check_array_1d(
     arr = _as_float_array(values, name)
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}.")
+    if _finite_within(arr, low, high):
+        return arr
     _check_not_empty(arr, name)
     _check_finite(arr, name, allow_nan=allow_nan)
     _check_bounds(arr, name, low, high)
@@ -255,6 +272,8 @@ def check_binary_scores(values: Any, name: str = "scores", *, input: str = "scor
             f"`{name}` must be a 1-D array of scores or an (n, 2) probability array; "
             f"got shape {arr.shape}."
         )
+    if _finite_within(arr, 0.0 if probabilities else None, 1.0 if probabilities else None):
+        return arr
     _check_not_empty(arr, name)
     _check_finite(arr, name)
     if probabilities:

@@ -3,7 +3,8 @@
 Run ``python benchmarks/calibrators.py`` (n = 1e3 ... 1e6) or with ``--quick``
 (n = 1e3, 1e4); ``--only NAME`` runs one calibrator. Every row times
 ``fit(scores, y)`` followed by ``predict_proba(scores)`` on the same n scores
-(best of ``--repeats`` runs, ``--repeats-large`` at n = 1e6; one BLAS thread) for bayescal and for a peer measured in the same run, and
+(best of ``--repeats`` runs, ``--repeats-large`` at n = 1e6; one BLAS thread) for bayescal and for its peers measured in the same run, taking
+turns repeat by repeat (the same load for both on a busy machine), and
 prints the ratio ``bayescal / peer`` (below 1: bayescal is faster), and each
 calibrator's scaling exponent ``log(t(n2) / t(n1)) / log(n2 / n1)`` over the
 last decade. The floors of issue 15 at 1e6 are printed as peers too: isotonic
@@ -159,12 +160,27 @@ def _netcal(name: str) -> Runner | None:
     return run
 
 
-def _time(fn: Runner, s, y, repeats: int) -> float:
-    best = np.inf
+#: The clock of :func:`_time_interleaved` (``--clock``): wall time, or the CPU
+#: time of this process, which on a machine shared with other busy processes
+#: leaves out the time the scheduler ran someone else (the runners are
+#: single-threaded: one BLAS thread, no numba threads).
+_CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+_clock = time.perf_counter
+
+
+def _time_interleaved(fns: list[Runner], s, y, repeats: int) -> list[float]:
+    """Best time of each runner, the runners taking turns in every repeat.
+
+    On a loaded machine the load drifts over seconds; alternating bayescal and
+    its peers repeat by repeat exposes them to the same load, so the ratio of
+    their best times is steadier than timing one after the other.
+    """
+    best = [np.inf] * len(fns)
     for _ in range(repeats):
-        start = time.perf_counter()
-        fn(s, y)
-        best = min(best, time.perf_counter() - start)
+        for k, fn in enumerate(fns):
+            start = _clock()
+            fn(s, y)
+            best[k] = min(best[k], _clock() - start)
     return best
 
 
@@ -246,7 +262,16 @@ def main(argv: list[str] | None = None) -> None:
         "--repeats-large", type=int, default=2, help="best of this many runs at n = 1e6"
     )
     parser.add_argument("--only", default=None, help="run only calibrators whose name has this (comma-separated: any of them)")
+    parser.add_argument(
+        "--clock",
+        choices=sorted(_CLOCKS),
+        default="wall",
+        help="wall time (default) or this process's CPU time (steadier on a loaded machine)",
+    )
     args = parser.parse_args(argv)
+    global _clock
+    _clock = _CLOCKS[args.clock]
+    print(f"clock: {args.clock}")
     sizes = [10**3, 10**4] if args.quick else [10**3, 10**4, 10**5, 10**6]
     wanted = None if args.only is None else args.only.split(",")
     cases = [c for c in _cases() if wanted is None or any(w in c[0] for w in wanted)]
@@ -265,13 +290,14 @@ def main(argv: list[str] | None = None) -> None:
             for n in sizes:
                 s, y = make_data(n)
                 repeats = args.repeats_large if n >= 10**6 else args.repeats
-                t_ours = _time(ours, s, y, repeats)
-                times[n] = t_ours
                 rows = [(p, fn, cap) for p, fn, cap in peers if fn is not None and n <= cap]
+                t_ours, *t_peers = _time_interleaved(
+                    [ours] + [fn for _, fn, _ in rows], s, y, repeats
+                )
+                times[n] = t_ours
                 if not rows:
                     print(f"{name:<20}{n:>9}{t_ours:>12.4f}  {'-':<46}{'':>10}{'':>8}")
-                for peer, fn, _ in rows:
-                    t_peer = _time(fn, s, y, repeats)
+                for (peer, _, _), t_peer in zip(rows, t_peers, strict=True):
                     print(
                         f"{name:<20}{n:>9}{t_ours:>12.4f}  {peer:<46}{t_peer:>10.4f}"
                         f"{t_ours / t_peer:>8.2f}"

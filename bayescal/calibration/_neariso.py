@@ -45,43 +45,42 @@ __all__ = ["near_isotonic_path_arrays", "sum_down_tree"]
 
 
 @njit(cache=True, inline="always")
-def _heap_push(heap_t, heap_g, heap_v, size, t, g, v):
+def _heap_push(heap_t, heap_p, size, t, payload):
+    # sift the hole up from the end, then drop the entry in (no swaps)
     i = size
-    heap_t[i] = t
-    heap_g[i] = g
-    heap_v[i] = v
     while i > 0:
         parent = (i - 1) >> 1
-        if heap_t[parent] <= heap_t[i]:
+        if heap_t[parent] <= t:
             break
-        heap_t[parent], heap_t[i] = heap_t[i], heap_t[parent]
-        heap_g[parent], heap_g[i] = heap_g[i], heap_g[parent]
-        heap_v[parent], heap_v[i] = heap_v[i], heap_v[parent]
+        heap_t[i] = heap_t[parent]
+        heap_p[i] = heap_p[parent]
         i = parent
+    heap_t[i] = t
+    heap_p[i] = payload
     return size + 1
 
 
 @njit(cache=True, inline="always")
-def _heap_pop(heap_t, heap_g, heap_v, size):
+def _heap_pop(heap_t, heap_p, size):
+    # move the last entry into the root's hole and sift the hole down
     size -= 1
-    heap_t[0] = heap_t[size]
-    heap_g[0] = heap_g[size]
-    heap_v[0] = heap_v[size]
+    t = heap_t[size]
+    payload = heap_p[size]
     i = 0
     while True:
-        left = 2 * i + 1
-        if left >= size:
+        child = 2 * i + 1
+        if child >= size:
             break
-        child = left
-        right = left + 1
-        if right < size and heap_t[right] < heap_t[left]:
+        right = child + 1
+        if right < size and heap_t[right] < heap_t[child]:
             child = right
-        if heap_t[i] <= heap_t[child]:
+        if t <= heap_t[child]:
             break
-        heap_t[child], heap_t[i] = heap_t[i], heap_t[child]
-        heap_g[child], heap_g[i] = heap_g[i], heap_g[child]
-        heap_v[child], heap_v[i] = heap_v[i], heap_v[child]
+        heap_t[i] = heap_t[child]
+        heap_p[i] = heap_p[child]
         i = child
+    heap_t[i] = t
+    heap_p[i] = payload
     return size
 
 
@@ -117,6 +116,13 @@ def _entropy_term(p, w):
     return out
 
 
+# Columns of the per-node records of :func:`near_isotonic_path_arrays`.
+_W, _P, _MEAN, _SLOPE, _LEFT, _RIGHT = 0, 1, 2, 3, 4, 5
+_N_FLOAT = 6
+_START, _STOP, _BIRTH, _DEATH, _PARENT, _PREV, _NEXT, _VERSION = 0, 1, 2, 3, 4, 5, 6, 7
+_N_INT = 8
+
+
 @njit(cache=True)
 def near_isotonic_path_arrays(ybar, weight):
     """Run the modified-PAV path on pooled data.
@@ -141,21 +147,18 @@ def near_isotonic_path_arrays(ybar, weight):
         groups are maximal runs of equal targets (fused at ``lam = 0``).
     """
     m = ybar.shape[0]
-    max_nodes = 2 * m
-    start = np.empty(max_nodes, np.int64)
-    stop = np.empty(max_nodes, np.int64)
-    node_w = np.empty(max_nodes)
-    node_p = np.empty(max_nodes)
-    slope = np.zeros(max_nodes)
-    s_left = np.zeros(max_nodes)
-    s_right = np.zeros(max_nodes)
-    birth = np.zeros(max_nodes, np.int64)
-    death = np.zeros(max_nodes, np.int64)
-    parent = np.full(max_nodes, -1, np.int64)
-    prev = np.full(max_nodes, -1, np.int64)
-    nxt = np.full(max_nodes, -1, np.int64)
-    version = np.zeros(max_nodes, np.int64)
-    alive = np.zeros(max_nodes, np.bool_)
+    # every node is a starting group or a fusion of two: size the arrays by the
+    # starting groups, often far fewer than m (and page faults on untouched
+    # memory cost more than the path itself)
+    n_runs = 1 if m > 0 else 0
+    for i in range(1, m):
+        if ybar[i] != ybar[i - 1]:
+            n_runs += 1
+    max_nodes = 2 * n_runs
+    # one record per node (a float row and an int row), written in full when the
+    # node is created: an event touches four scattered nodes, one cache line each
+    fr = np.empty((max_nodes, _N_FLOAT))
+    ir = np.empty((max_nodes, _N_INT), np.int64)
 
     # starting groups: runs of equal targets (Lemma 1: equal neighbours stay fused)
     n_nodes = 0
@@ -168,43 +171,48 @@ def near_isotonic_path_arrays(ybar, weight):
             w += weight[j]
             p += weight[j] * ybar[j]
             j += 1
-        start[n_nodes] = i
-        stop[n_nodes] = j
-        node_w[n_nodes] = w
-        node_p[n_nodes] = p
-        alive[n_nodes] = True
+        ir[n_nodes, _START] = i
+        ir[n_nodes, _STOP] = j
+        ir[n_nodes, _BIRTH] = 0
+        ir[n_nodes, _DEATH] = 0  # 0 while alive
+        ir[n_nodes, _PARENT] = -1
+        ir[n_nodes, _VERSION] = 0
+        fr[n_nodes, _W] = w
+        fr[n_nodes, _P] = p
+        fr[n_nodes, _MEAN] = p / w
         n_nodes += 1
         i = j
     n_start = n_nodes
     # rounding tolerance for "two groups have met" (values are O(range of ybar))
     tol = 1e-10 * (np.max(ybar) - np.min(ybar) + 1e-300)
     for g in range(n_start):
-        prev[g] = g - 1
-        nxt[g] = g + 1 if g + 1 < n_start else -1
-    means = np.empty(max_nodes)
-    for g in range(n_start):
-        means[g] = node_p[g] / node_w[g]
-    for g in range(n_start):
+        ir[g, _PREV] = g - 1
+        ir[g, _NEXT] = g + 1 if g + 1 < n_start else -1
         # runs of equal targets are fused, so neighbouring means differ strictly
-        if g > 0 and means[g - 1] > means[g]:
-            s_left[g] = 1.0
-        if g + 1 < n_start and means[g] > means[g + 1]:
-            s_right[g] = 1.0
-        slope[g] = (s_left[g] - s_right[g]) / node_w[g]
+        left = 1.0 if g > 0 and fr[g - 1, _MEAN] > fr[g, _MEAN] else 0.0
+        right = 1.0 if g + 1 < n_start and fr[g, _MEAN] > fr[g + 1, _MEAN] else 0.0
+        fr[g, _LEFT] = left
+        fr[g, _RIGHT] = right
+        fr[g, _SLOPE] = (left - right) / fr[g, _W]
 
     upper = 0.0
     for g in range(n_start):
-        upper += _entropy_term(node_p[g], node_w[g])
+        upper += _entropy_term(fr[g, _P], fr[g, _W])
 
-    cap = 3 * m + 4
+    cap = 3 * n_runs + 4
     heap_t = np.empty(cap)
-    heap_g = np.empty(cap, np.int64)
-    heap_v = np.empty(cap, np.int64)
+    # a heap entry's payload packs the node id above its version (one int64
+    # per entry, not two): a version counts fusions, so it stays below n_runs + 1
+    version_bits = 1
+    while (1 << version_bits) <= n_runs + 1:
+        version_bits += 1
+    version_mask = (1 << version_bits) - 1
+    heap_p = np.empty(cap, np.int64)
     size = 0
     for g in range(n_start - 1):
-        t = _collision(0.0, means[g], slope[g], means[g + 1], slope[g + 1], tol)
+        t = _collision(0.0, fr[g, _MEAN], fr[g, _SLOPE], fr[g + 1, _MEAN], fr[g + 1, _SLOPE], tol)
         if t < np.inf:
-            size = _heap_push(heap_t, heap_g, heap_v, size, t, g, version[g])
+            size = _heap_push(heap_t, heap_p, size, t, g << version_bits)
 
     event_lambda = np.zeros(n_start)
     upper_ll = np.zeros(n_start)
@@ -213,73 +221,82 @@ def near_isotonic_path_arrays(ybar, weight):
     lam = 0.0
     while size > 0:
         t = heap_t[0]
-        g = heap_g[0]
-        v = heap_v[0]
-        size = _heap_pop(heap_t, heap_g, heap_v, size)
-        if not alive[g] or version[g] != v:
+        g = heap_p[0] >> version_bits
+        v = heap_p[0] & version_mask
+        size = _heap_pop(heap_t, heap_p, size)
+        if ir[g, _DEATH] != 0 or ir[g, _VERSION] != v:
             continue
-        h = nxt[g]
+        h = ir[g, _NEXT]
         if t > lam:
             lam = t
         n_events += 1
         q = n_nodes
         n_nodes += 1
-        start[q] = start[g]
-        stop[q] = stop[h]
-        node_w[q] = node_w[g] + node_w[h]
-        node_p[q] = node_p[g] + node_p[h]
-        means[q] = node_p[q] / node_w[q]
-        birth[q] = n_events
-        death[g] = n_events
-        death[h] = n_events
-        parent[g] = q
-        parent[h] = q
-        alive[g] = False
-        alive[h] = False
-        alive[q] = True
-        a = prev[g]
-        b = nxt[h]
-        prev[q] = a
-        nxt[q] = b
+        a = ir[g, _PREV]
+        b = ir[h, _NEXT]
+        ir[q, _START] = ir[g, _START]
+        ir[q, _STOP] = ir[h, _STOP]
+        ir[q, _BIRTH] = n_events
+        ir[q, _DEATH] = 0
+        ir[q, _PARENT] = -1
+        ir[q, _PREV] = a
+        ir[q, _NEXT] = b
+        ir[q, _VERSION] = 0
+        ir[g, _DEATH] = n_events
+        ir[h, _DEATH] = n_events
+        ir[g, _PARENT] = q
+        ir[h, _PARENT] = q
         if a >= 0:
-            nxt[a] = q
+            ir[a, _NEXT] = q
         if b >= 0:
-            prev[b] = q
+            ir[b, _PREV] = q
+        w_g = fr[g, _W]
+        w_h = fr[h, _W]
+        p_g = fr[g, _P]
+        p_h = fr[h, _P]
+        w_q = w_g + w_h
+        p_q = p_g + p_h
+        mean_q = p_q / w_q
         # The fused group keeps the outer boundary signs of its two parts (the
         # inner ones cancel), so beta_q(lam) = mean_q + slope_q * lam continues
         # the path exactly; comparing values instead would be ambiguous when
         # several groups collide at the same lambda.
-        s_left[q] = s_left[g]
-        s_right[q] = s_right[h]
-        slope[q] = (s_left[q] - s_right[q]) / node_w[q]
-        upper += (
-            _entropy_term(node_p[q], node_w[q])
-            - _entropy_term(node_p[g], node_w[g])
-            - _entropy_term(node_p[h], node_w[h])
-        )
+        left = fr[g, _LEFT]
+        right = fr[h, _RIGHT]
+        slope_q = (left - right) / w_q
+        fr[q, _W] = w_q
+        fr[q, _P] = p_q
+        fr[q, _MEAN] = mean_q
+        fr[q, _SLOPE] = slope_q
+        fr[q, _LEFT] = left
+        fr[q, _RIGHT] = right
+        upper += _entropy_term(p_q, w_q) - _entropy_term(p_g, w_g) - _entropy_term(p_h, w_h)
         event_lambda[n_events] = lam
         upper_ll[n_events] = upper
         if a >= 0:
-            version[a] += 1
-            t2 = _collision(lam, means[a], slope[a], means[q], slope[q], tol)
+            ir[a, _VERSION] += 1
+            t2 = _collision(lam, fr[a, _MEAN], fr[a, _SLOPE], mean_q, slope_q, tol)
             if t2 < np.inf:
-                size = _heap_push(heap_t, heap_g, heap_v, size, max(t2, lam), a, version[a])
+                payload = (a << version_bits) | ir[a, _VERSION]
+                size = _heap_push(heap_t, heap_p, size, max(t2, lam), payload)
         if b >= 0:
-            t2 = _collision(lam, means[q], slope[q], means[b], slope[b], tol)
+            t2 = _collision(lam, mean_q, slope_q, fr[b, _MEAN], fr[b, _SLOPE], tol)
             if t2 < np.inf:
-                size = _heap_push(heap_t, heap_g, heap_v, size, max(t2, lam), q, version[q])
+                payload = q << version_bits  # q's version is 0
+                size = _heap_push(heap_t, heap_p, size, max(t2, lam), payload)
+    death = ir[:n_nodes, _DEATH].copy()
     for g in range(n_nodes):
-        if alive[g]:
+        if death[g] == 0:
             death[g] = n_events + 1
     return (
-        start[:n_nodes],
-        stop[:n_nodes],
-        node_w[:n_nodes],
-        node_p[:n_nodes],
-        slope[:n_nodes],
-        birth[:n_nodes],
-        death[:n_nodes],
-        parent[:n_nodes],
+        ir[:n_nodes, _START].copy(),
+        ir[:n_nodes, _STOP].copy(),
+        fr[:n_nodes, _W].copy(),
+        fr[:n_nodes, _P].copy(),
+        fr[:n_nodes, _SLOPE].copy(),
+        ir[:n_nodes, _BIRTH].copy(),
+        death,
+        ir[:n_nodes, _PARENT].copy(),
         event_lambda[: n_events + 1],
         upper_ll[: n_events + 1],
     )

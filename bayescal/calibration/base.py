@@ -127,8 +127,16 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
     def predict_proba(self, scores: Any) -> np.ndarray:
         """Calibrated probabilities, shape ``(n, 2)``; column 1 is the positive class."""
         check_is_fitted(self, "classes_")
-        s = self._validate_scores(scores)
-        p = np.asarray(self._predict_positive(s), dtype=float)
+        return self._proba_of_valid_scores(self._validate_scores(scores))
+
+    def _proba_of_valid_scores(self, scores: np.ndarray) -> np.ndarray:
+        """``[1 - p, p]`` rows for validated scores.
+
+        Calibrators with a kernel that writes both columns in one pass (no
+        temporary ``p``, no stacking) override this; the result must equal
+        the default's.
+        """
+        p = np.asarray(self._predict_positive(scores), dtype=float)
         return np.column_stack([1.0 - p, p])
 
     def predict(self, scores: Any) -> np.ndarray:

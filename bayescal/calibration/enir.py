@@ -21,7 +21,9 @@ import numpy as np
 from scipy.special import xlogy
 from sklearn.utils._param_validation import StrOptions
 
+from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator
+from bayescal.calibration.isotonic import pool_tied_scores
 from bayescal.validation import check_array_1d, check_sample_weight
 
 __all__ = ["ENIRCalibrator", "NearIsotonicPath", "near_isotonic_path"]
@@ -421,22 +423,9 @@ class ENIRCalibrator(BinaryCalibrator):
         self.criterion = criterion
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
-        positive = weights > 0
-        if not positive.all():
-            scores, targets, weights = scores[positive], targets[positive], weights[positive]
-        # one sort: ties are pooled, so neither a stable sort nor np.unique (which
-        # sorts again) is needed; the groups are the runs of equal sorted scores
-        order = np.argsort(scores)
-        s, t = scores[order], targets[order]
-        first = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
-        thresholds = s[first]
-        if np.all(weights == 1.0):  # unit weights: group sizes instead of weight sums
-            pooled_w = np.diff(np.append(first, s.shape[0])).astype(np.float64)
-            pooled_t = np.add.reduceat(t, first) / pooled_w
-        else:
-            w = weights[order]
-            pooled_w = np.add.reduceat(w, first)
-            pooled_t = np.add.reduceat(w * t, first) / pooled_w
+        # one sort; ties pooled (summed weight, weighted target sum)
+        thresholds, pooled_w, pooled_wt = pool_tied_scores(scores, targets, weights)
+        pooled_t = pooled_wt / pooled_w
         np.clip(pooled_t, 0.0, 1.0, out=pooled_t)
         path = _run_path(pooled_t, pooled_w)
         n_eff = float(weights.sum())
@@ -451,4 +440,7 @@ class ENIRCalibrator(BinaryCalibrator):
         self.n_models_ = int(path_models(path).shape[0])
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
-        return np.interp(scores, *self.knots_)
+        return interp(scores, *self.knots_)
+
+    def _proba_of_valid_scores(self, scores: np.ndarray) -> np.ndarray:
+        return interp_proba(scores, *self.knots_)

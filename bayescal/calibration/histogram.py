@@ -10,10 +10,103 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.metrics.binning import BINNING_STRATEGIES, assign_bins_compact, bin_edges
 
-__all__ = ["HistogramBinningCalibrator", "EMPTY_BIN_RULES"]
+__all__ = [
+    "EMPTY_BIN_RULES",
+    "HistogramBinningCalibrator",
+    "histogram_bin_sums",
+    "histogram_bin_proba",
+]
 
 #: Named rules for the value of a bin that holds no calibration sample.
 EMPTY_BIN_RULES = ("interpolate", "prior", "center")
+
+#: From this many scores, equal-width bins are counted and looked up by the
+#: one-pass numba kernels of :mod:`bayescal.calibration._binning_kernel` (the
+#: same bins and sums as the NumPy path below).
+KERNEL_MIN_SCORES = 50_000
+
+
+def _use_kernel(n: int, strategy: str, kernel: bool | None) -> bool:
+    if strategy != "uniform":
+        return False
+    return n >= KERNEL_MIN_SCORES if kernel is None else bool(kernel)
+
+
+def histogram_bin_sums(
+    scores: np.ndarray,
+    targets: np.ndarray,
+    weights: np.ndarray,
+    edges: np.ndarray,
+    *,
+    unit: bool,
+    uniform: bool,
+    kernel: bool | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-bin summed weight and summed ``weight * target`` (right-closed bins).
+
+    Parameters
+    ----------
+    scores, targets, weights : ndarray of shape (n,)
+        Validated samples.
+    edges : ndarray of shape (M + 1,)
+        Non-decreasing bin edges (:func:`bayescal.metrics.binning.bin_edges`).
+    unit : bool
+        All weights are one (plain counts).
+    uniform : bool
+        The edges are equal-width (allows the one-pass kernel).
+    kernel : bool, optional
+        Force (True) or forbid (False) the numba kernel for uniform edges; by
+        default it runs from :data:`KERNEL_MIN_SCORES` scores.
+
+    Returns
+    -------
+    w_bin, wt_bin : ndarray of shape (M,)
+        Identical on both paths (the kernel adds in input order, as
+        ``np.bincount``).
+    """
+    n_bins = edges.shape[0] - 1
+    if _use_kernel(scores.shape[0], "uniform" if uniform else "quantile", kernel):
+        from bayescal.calibration._binning_kernel import bin_scale, histogram_sums
+
+        return histogram_sums(
+            np.ascontiguousarray(scores, dtype=np.float64),
+            np.ascontiguousarray(targets, dtype=np.float64),
+            np.ascontiguousarray(weights, dtype=np.float64),
+            bool(unit),
+            edges,
+            bin_scale(edges),
+        )
+    idx = assign_bins_compact(scores, edges)
+    if unit:  # plain counts: one pass less than weighted sums
+        w_bin = np.bincount(idx, minlength=n_bins).astype(np.float64)
+        wt_bin = np.bincount(idx, weights=targets, minlength=n_bins)
+    else:
+        w_bin = np.bincount(idx, weights=weights, minlength=n_bins)
+        wt_bin = np.bincount(idx, weights=weights * targets, minlength=n_bins)
+    return w_bin, wt_bin
+
+
+def histogram_bin_proba(
+    scores: np.ndarray,
+    edges: np.ndarray,
+    values: np.ndarray,
+    *,
+    uniform: bool,
+    kernel: bool | None = None,
+) -> np.ndarray:
+    """Rows ``[1 - v, v]`` with ``v = values[bin of each score]``, shape ``(n, 2)``.
+
+    See :func:`histogram_bin_sums` for the arguments; the kernel writes both
+    columns in one pass, the NumPy path stacks them (identical values).
+    """
+    if _use_kernel(scores.shape[0], "uniform" if uniform else "quantile", kernel):
+        from bayescal.calibration._binning_kernel import bin_scale, histogram_lookup
+
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        out = np.empty((scores.shape[0], 2))
+        return histogram_lookup(scores, edges, bin_scale(edges), values, out)
+    p = values[assign_bins_compact(scores, edges)]
+    return np.column_stack([1.0 - p, p])
 
 
 class HistogramBinningCalibrator(BinaryCalibrator):
@@ -128,13 +221,9 @@ class HistogramBinningCalibrator(BinaryCalibrator):
                 )
             span = (float(support.min()), float(support.max()))
         edges = bin_edges(support, n_bins, self.strategy, span=span)
-        idx = assign_bins_compact(scores, edges)
-        if unit:  # plain counts: one pass less than weighted sums
-            w_bin = np.bincount(idx, minlength=n_bins).astype(np.float64)
-            wt_bin = np.bincount(idx, weights=targets, minlength=n_bins)
-        else:
-            w_bin = np.bincount(idx, weights=weights, minlength=n_bins)
-            wt_bin = np.bincount(idx, weights=weights * targets, minlength=n_bins)
+        w_bin, wt_bin = histogram_bin_sums(
+            scores, targets, weights, edges, unit=unit, uniform=self.strategy == "uniform"
+        )
         empty = w_bin <= 0
         values = np.divide(wt_bin, w_bin, out=np.zeros(n_bins), where=~empty)
         if empty.any():
@@ -152,5 +241,10 @@ class HistogramBinningCalibrator(BinaryCalibrator):
         self.bin_values_ = values
         self.empty_bins_ = empty
 
+    def _proba_of_valid_scores(self, scores: np.ndarray) -> np.ndarray:
+        return histogram_bin_proba(
+            scores, self.bin_edges_, self.bin_values_, uniform=self.strategy == "uniform"
+        )
+
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
-        return self.bin_values_[assign_bins_compact(scores, self.bin_edges_)]
+        return self._proba_of_valid_scores(scores)[:, 1]

@@ -33,10 +33,12 @@ The steps, with the paper's equation numbers:
 Choices the text leaves open, made here and documented:
 
 * Algorithm 1 is a figure absent from the text: the perturbation is
-  ``x̃ = x + r_x ‖x − x⁽¹⁾‖`` (the form of §4.5) with ``r_x = u/√d`` and
-  ``u`` uniform on ``[−1, 1]^d``, so a perturbed point stays within its
-  nearest-neighbour distance. It is drawn once, in standardised feature space
-  (§6.3), from ``random_state``.
+  ``x̃ = x + r_x ‖x − x⁽¹⁾‖`` (the form of §4.5) with ``r_x`` uniform on
+  ``[−1, 1]^d`` -- "uniform across the features" (§4.2.2): every feature
+  moves by up to the point's nearest-neighbour distance. It is drawn once, in
+  standardised feature space (§6.3), from ``random_state``. (An earlier
+  version divided ``r_x`` by ``√d``, a factor the paper does not have; it left
+  more of the covariate shift of §4.2.2 -- see notebook 10.)
 * The Parzen kernel has compact support (default Epanechnikov), so that
   training points far from the boundary get weight exactly zero, as the
   paper's Fig. 14 shows ("only strictly positive probability weights
@@ -55,7 +57,7 @@ Choices the text leaves open, made here and documented:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -274,6 +276,9 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
         Evaluate ``f`` at the perturbed training set (Algorithm 1). ``False``
         evaluates it at the training points (the paper's Fig. 11 shows this
         favours overfitted boundaries).
+    perturbation_scale : float, default=1.0
+        Multiplies ``r_x`` of Algorithm 1 (1 is the paper's amplitude, the
+        nearest-neighbour distance per feature); for ablations.
     kernel : {"epanechnikov", "uniform", "gaussian"}, default="epanechnikov"
         Parzen kernel (compact support keeps the separable cases reachable).
     random_state : int, RandomState or None
@@ -305,6 +310,7 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
         "n_prototypes": [StrOptions({"aic"}), Interval(Integral, 1, None, closed="left")],
         "prototype_candidates": ["array-like"],
         "perturb": ["boolean"],
+        "perturbation_scale": [Interval(Real, 0, None, closed="neither")],
         "kernel": [StrOptions(set(_KERNELS))],
         "random_state": ["random_state"],
     }
@@ -316,6 +322,7 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
         n_prototypes: Any = "aic",
         prototype_candidates: Any = tuple(range(1, 41, 2)),
         perturb: bool = True,
+        perturbation_scale: float = 1.0,
         kernel: str = "epanechnikov",
         random_state: Any = None,
     ) -> None:
@@ -323,6 +330,7 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
         self.n_prototypes = n_prototypes
         self.prototype_candidates = prototype_candidates
         self.perturb = perturb
+        self.perturbation_scale = perturbation_scale
         self.kernel = kernel
         self.random_state = random_state
 
@@ -346,7 +354,7 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
         order = np.argsort(neighbors != own[:, None], axis=1, kind="stable")
         self.neighbors_ = np.take_along_axis(neighbors, order, axis=1)
         nearest = np.take_along_axis(distances, order, axis=1)[:, 1]
-        step = rng.uniform(-1.0, 1.0, size=(n, d)) / np.sqrt(d)
+        step = self.perturbation_scale * rng.uniform(-1.0, 1.0, size=(n, d))
         self.X_perturbed_ = scaler.inverse_transform(Z + step * nearest[:, None])
         self.X_ = X
         self.codes_ = codes

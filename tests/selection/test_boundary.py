@@ -136,6 +136,26 @@ def test_probability_only_estimator_and_reproducibility():
     assert first == boundary_uncertainty(model, X, y, random_state=1)
 
 
+def test_perturbation_is_uniform_within_the_nearest_neighbour_distance():
+    """Algorithm 1 (§4.5 form): every feature moves by at most scale x ||x - x(1)||."""
+    from sklearn.neighbors import NearestNeighbors
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, _ = make_gmm("overlap", 300, random_state=2)
+    Z = StandardScaler().fit_transform(X)
+    nn = NearestNeighbors(n_neighbors=2).fit(Z).kneighbors(Z)[0][:, 1]
+    for scale in (0.5, 1.0):
+        est = BoundaryUncertaintyEstimator(perturbation_scale=scale, random_state=0).fit(X, y)
+        moved = np.abs(StandardScaler().fit(X).transform(est.X_perturbed_) - Z)
+        assert (moved <= scale * nn[:, None] + 1e-12).all()
+        # the per-feature step is uniform on [-1, 1] (not shrunk by sqrt(d)): its
+        # largest share of the distance comes close to 1
+        share = moved / np.where(nn > 0, nn, 1.0)[:, None] / scale
+        assert share.max() > 0.95 and 0.4 < share.mean() < 0.6
+    same = BoundaryUncertaintyEstimator(random_state=0).fit(X, y).X_perturbed_
+    np.testing.assert_array_equal(same, BoundaryUncertaintyEstimator(random_state=0).fit(X, y).X_perturbed_)
+
+
 def test_selection_table():
     X, y, _ = make_gmm("overlap", 200, random_state=1)
     table = select_by_boundary_uncertainty(
@@ -158,6 +178,8 @@ def test_selection_table():
          "'n_prototypes' parameter.*Got 0 instead"),
         (lambda X, y: BoundaryUncertaintyEstimator(perturb="no").fit(X, y), ValueError,
          "'perturb' parameter"),
+        (lambda X, y: BoundaryUncertaintyEstimator(perturbation_scale=0.0).fit(X, y), ValueError,
+         "'perturbation_scale' parameter.*Got 0.0 instead"),
         (lambda X, y: BoundaryUncertaintyEstimator(n_neighbors=500).fit(X, y), ValueError, "needs at least 500"),
         (lambda X, y: BoundaryUncertaintyEstimator(kernel="box").fit(X, y), ValueError,
          "'kernel' parameter.*Got 'box' instead"),
