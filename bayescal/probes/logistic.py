@@ -177,8 +177,8 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         disk, so a *new process* fitting the same structure starts sampling
         in seconds instead of recompiling nutpie's Numba wrappers
         (``benchmarks/compile_cache.py``, n=300, d=5, loaded 2-core machine:
-        2.6 s from ``fit`` to the first draw against 16.3 s, PyMC's import
-        apart), but samples about 2.6x slower
+        2.6-2.7 s from ``fit`` to the first draw against 7.7-16.3 s, PyMC's
+        import apart), but samples about 2.6x slower
         (a Python call per gradient): choose it for short-lived processes
         and small models. ``"pymc"`` needs no nutpie compilation step and
         suits a single small fit.
