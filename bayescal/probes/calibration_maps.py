@@ -259,7 +259,8 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
             **self._sampler_options(),
         )
         self.idata_ = fit.idata
-        names = [n for n in ("intercept", "coef", "tau") if n in fit.idata["posterior"]]
+        names = [n for n in ("intercept", "coef", "tau", "innovations")
+                 if n in fit.idata["posterior"]]
         record_diagnostics(
             self,
             fit.idata,
