@@ -319,8 +319,8 @@ def check_probability_matrix(
     _check_not_empty(arr, name)
     if arr.shape[1] < 2:
         raise ValueError(
-            f"`{name}` has {arr.shape[1]} feature(s) but must have at least 2 columns (one per "
-            f"class); got shape {arr.shape}."
+            f"`{name}` must have at least 2 columns (one per class): {arr.shape[1]} feature(s) "
+            f"(shape={arr.shape}) while a minimum of 2 is required."
         )
     if n_classes is not None and arr.shape[1] != n_classes:
         raise ValueError(
@@ -589,7 +589,10 @@ def _label_columns(values: Any, name: str) -> np.ndarray:
         raise ValueError(f"`{name}` must be 1-D or 2-D (n, n_labels); got shape {arr.shape}.")
     _check_not_empty(arr, name)
     if arr.shape[1] == 0:
-        raise ValueError(f"`{name}` has no label columns (shape {arr.shape}).")
+        raise ValueError(
+            f"`{name}` has no label columns: 0 feature(s) (shape={arr.shape}) while a minimum "
+            "of 1 is required (one column per label)."
+        )
     _check_finite(arr, name)
     return arr
 
@@ -971,9 +974,10 @@ def check_classification_data(
     arr = check_features(
         estimator, X, "X", reset=True, allow_nan=allow_nan, min_samples=min_samples
     )
-    if np.ndim(y) >= 1:  # None and scalars: encode_labels says what is wrong
-        check_consistent_length(X=arr, y=y)
-    classes, codes = encode_labels(y, "y", minimum_classes=minimum_classes)
+    y_arr = None if y is None else np.asarray(y)
+    if y_arr is not None and y_arr.ndim >= 1:  # None, scalars: encode_labels says what is wrong
+        check_consistent_length(X=arr, y=y_arr)
+    classes, codes = encode_labels(y_arr, "y", minimum_classes=minimum_classes)
     return arr, classes, codes
 
 

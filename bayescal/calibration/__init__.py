@@ -2,7 +2,12 @@
 
 from bayescal.calibration.beta import BetaCalibrator
 from bayescal.calibration.calibrated_classifier import SCENARIOS, CalibratedClassifier
-from bayescal.calibration.coupling import couple_hastie1998, couple_wu2004, pairwise_coupling
+from bayescal.calibration.coupling import (
+    couple_hastie1998,
+    couple_kernlab_minpair,
+    couple_wu2004,
+    pairwise_coupling,
+)
 from bayescal.calibration.dirichlet import DirichletCalibrator
 from bayescal.calibration.enir import ENIRCalibrator, near_isotonic_path
 from bayescal.calibration.gam import LogisticGAMCalibrator
@@ -45,6 +50,7 @@ __all__ = [
     "MultiLabelCalibrator",
     "OneVsRestCalibrator",
     "couple_hastie1998",
+    "couple_kernlab_minpair",
     "couple_wu2004",
     "pairwise_coupling",
     "VennAbersCalibrator",

@@ -67,14 +67,25 @@ def interp_slopes(xp, fp):
     return slopes
 
 
+@njit(cache=True, inline="always")
+def _store(out, i, value, two, last):
+    if two:
+        out[i, 0] = 1.0 - value
+    out[i, last] = value
+
+
 @njit(cache=True)
 def interp_with_table(x, xp, fp, slopes, scale, table, out):
-    """``out[:] = np.interp(x, xp, fp)`` using the table of :func:`interp_table`.
+    """``out[:, -1] = np.interp(x, xp, fp)`` using the table of :func:`interp_table`.
 
+    ``out`` has shape ``(n, 1)`` or ``(n, 2)``; with two columns the first
+    receives ``1 - value`` (probability rows, written in the same pass).
     ``slopes`` from :func:`interp_slopes` (NumPy precomputes the same
     quotients whenever there are no more knots than queries; otherwise it
     computes each one as needed, with the same result).
     """
+    two = out.shape[1] == 2
+    last = out.shape[1] - 1
     k = xp.shape[0]
     x0 = xp[0]
     x_last = xp[k - 1]
@@ -82,10 +93,12 @@ def interp_with_table(x, xp, fp, slopes, scale, table, out):
     for i in range(x.shape[0]):
         v = x[i]
         if v < x0:
-            out[i] = fp[0]
+            value = fp[0]
+            _store(out, i, value, two, last)
             continue
         if v >= x_last:
-            out[i] = fp[k - 1]
+            value = fp[k - 1]
+            _store(out, i, value, two, last)
             continue
         c = int((v - x0) * scale)
         if c >= n_cells:
@@ -106,7 +119,7 @@ def interp_with_table(x, xp, fp, slopes, scale, table, out):
             else:
                 hi = mid
         if xp[lo] == v:
-            out[i] = fp[lo]
+            value = fp[lo]
         else:
             slope = slopes[lo]
             res = slope * (v - xp[lo]) + fp[lo]
@@ -114,5 +127,6 @@ def interp_with_table(x, xp, fp, slopes, scale, table, out):
                 res = slope * (v - xp[lo + 1]) + fp[lo + 1]
                 if np.isnan(res) and fp[lo] == fp[lo + 1]:
                     res = fp[lo]
-            out[i] = res
+            value = res
+        _store(out, i, value, two, last)
     return out

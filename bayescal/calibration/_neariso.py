@@ -210,9 +210,7 @@ def near_isotonic_path_arrays(ybar, weight):
     heap_p = np.empty(cap, np.int64)
     size = 0
     for g in range(n_start - 1):
-        t = _collision(
-            0.0, fr[g, _MEAN], fr[g, _SLOPE], fr[g + 1, _MEAN], fr[g + 1, _SLOPE], tol
-        )
+        t = _collision(0.0, fr[g, _MEAN], fr[g, _SLOPE], fr[g + 1, _MEAN], fr[g + 1, _SLOPE], tol)
         if t < np.inf:
             size = _heap_push(heap_t, heap_p, size, t, g << version_bits)
 
@@ -272,9 +270,7 @@ def near_isotonic_path_arrays(ybar, weight):
         fr[q, _SLOPE] = slope_q
         fr[q, _LEFT] = left
         fr[q, _RIGHT] = right
-        upper += (
-            _entropy_term(p_q, w_q) - _entropy_term(p_g, w_g) - _entropy_term(p_h, w_h)
-        )
+        upper += _entropy_term(p_q, w_q) - _entropy_term(p_g, w_g) - _entropy_term(p_h, w_h)
         event_lambda[n_events] = lam
         upper_ll[n_events] = upper
         if a >= 0:

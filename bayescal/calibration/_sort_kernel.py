@@ -270,9 +270,7 @@ def pool_binary_keys(keys, n_neg):
     return threshold_bits[:m].view(np.float64), weight_sum[:m], target_sum[:m]
 
 
-def sorted_binary_keys(
-    scores: np.ndarray, targets: np.ndarray
-) -> tuple[np.ndarray, int] | None:
+def sorted_binary_keys(scores: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, int] | None:
     """Label keys of :func:`binary_class_keys`, both parts sorted; None for non-0/1 targets.
 
     The key buffer is allocated by NumPy (which asks the kernel for huge

@@ -23,11 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from bayescal.calibration._scores import calibrator_for, classifier_scores, score_method
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.generation import generate_calibration_data, group_binary_problems
-from bayescal.validation import (
-    check_consistent_length,
-    check_matrix,
-    encode_labels,
-)
+from bayescal.validation import check_classification_data, check_features
 
 __all__ = ["SCENARIOS", "CalibratedClassifier"]
 
@@ -228,17 +224,10 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._check_parameters()
-        X_ = _check_features(X, min_samples=2)
-        if y is None:
-            raise ValueError(
-                "`y` is None: CalibratedClassifier requires y to be passed, but the target y "
-                "is None."
-            )
+        _reject_sparse(X)
+        X_, classes, codes = check_classification_data(self, X, y, allow_nan=True, min_samples=2)
         y_arr = np.asarray(y)
-        check_consistent_length(X=X_, y=y_arr)
-        classes, codes = encode_labels(y_arr, "y")
         self.classes_ = classes
-        self.n_features_in_ = X_.shape[1]
         n_classes = classes.shape[0]
         if (
             n_classes > 2
@@ -330,12 +319,8 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Calibrated class probabilities, shape ``(n, K)`` (columns ``classes_``)."""
         check_is_fitted(self, "estimator_")
-        X_ = _check_features(X)
-        if X_.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X_.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input (the number it was fitted with)."
-            )
+        _reject_sparse(X)
+        X_ = check_features(self, X, reset=False, allow_nan=True)
         P = self._scores(X_)
         if self.calibrator_ is None:
             return P
@@ -393,7 +378,8 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             Lower (``[..., 0]``) and upper (``[..., 1]``) bounds.
         """
         check_is_fitted(self, "estimator_")
-        X_ = _check_features(X)
+        _reject_sparse(X)
+        X_ = check_features(self, X, reset=False, allow_nan=True)
         if self.calibrator_ is None:
             return np.asarray(self.estimator_.predict_interval(X_, prob, kind=kind))
         P = self._scores(X_)
@@ -401,13 +387,12 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return np.asarray(self.calibrator_.predict_interval(scores, prob, kind=kind))
 
 
-def _check_features(X: Any, min_samples: int = 1) -> np.ndarray:
+def _reject_sparse(X: Any) -> None:
     if sp.issparse(X):
         raise TypeError(
             "`X` is a sparse matrix, which CalibratedClassifier does not support; "
             "pass a dense array (X.toarray())."
         )
-    return check_matrix(X, "X", allow_nan=True, min_samples=min_samples)
 
 
 def _as_int_seed(random_state: Any) -> Any:

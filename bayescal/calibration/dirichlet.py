@@ -176,8 +176,8 @@ def dirichlet_log_probabilities(
             )
         if z.shape[1] < 2:
             raise ValueError(
-                f"`scores` has {z.shape[1]} feature(s) but must have at least 2 columns (one "
-                f"per class); got shape {z.shape}."
+                f"`scores` must have at least 2 columns (one per class): {z.shape[1]} "
+                f"feature(s) (shape={z.shape}) while a minimum of 2 is required."
             )
         return log_softmax(z, axis=1), 0
     try:

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import xlogy
 from sklearn.utils._param_validation import StrOptions
 
-from bayescal.calibration._interp import interp
+from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.isotonic import pool_tied_scores
 from bayescal.validation import check_array_1d, check_sample_weight
@@ -441,3 +441,6 @@ class ENIRCalibrator(BinaryCalibrator):
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
         return interp(scores, *self.knots_)
+
+    def _proba_of_valid_scores(self, scores: np.ndarray) -> np.ndarray:
+        return interp_proba(scores, *self.knots_)

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 from sklearn.utils._param_validation import StrOptions
 
-from bayescal.calibration._interp import interp
+from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.validation import describe_bad_values
 
@@ -238,6 +238,11 @@ class IsotonicCalibrator(BinaryCalibrator):
         self.thresholds_, self.values_ = pooled_isotonic_fit(
             scores, targets, weights, increasing=bool(self.increasing)
         )
+
+    def _proba_of_valid_scores(self, scores: np.ndarray) -> np.ndarray:
+        if self.interpolation == "linear" and self.out_of_bounds == "clip":
+            return interp_proba(scores, self.thresholds_, self.values_)
+        return super()._proba_of_valid_scores(scores)
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
         x, y = self.thresholds_, self.values_

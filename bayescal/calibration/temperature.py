@@ -230,8 +230,8 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
                 )
             if z.shape[1] < 2:
                 raise ValueError(
-                    f"`X` has {z.shape[1]} feature(s) but must have at least 2 columns (one "
-                    f"per class); got shape {z.shape}."
+                    f"`X` must have at least 2 columns (one per class): {z.shape[1]} "
+                    f"feature(s) (shape={z.shape}) while a minimum of 2 is required."
                 )
             if fit:
                 self.n_clipped_ = 0

@@ -42,11 +42,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import (
-    check_consistent_length,
-    check_matrix,
-    check_n_classes_present,
-)
+from bayescal.validation import check_classification_data, check_features
 
 __all__ = [
     "VennAbersCalibrator",
@@ -459,13 +455,8 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        X_ = check_matrix(X, "X", min_samples=2)
+        X_, classes, codes = check_classification_data(self, X, y, min_samples=2)
         y_arr = np.asarray(y)
-        if y_arr.ndim != 1:
-            raise ValueError(f"`y` must be 1-D; got an array of shape {y_arr.shape}.")
-        check_consistent_length(X=X_, y=y_arr)
-        classes, codes = np.unique(y_arr, return_inverse=True)
-        check_n_classes_present(codes, "y")
         if classes.size > 2:
             raise ValueError(
                 f"`y` has {classes.size} classes but Venn-ABERS predictors are binary; use "
@@ -473,7 +464,6 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
                 "the classifier's probabilities."
             )
         self.classes_ = classes
-        self.n_features_in_ = X_.shape[1]
         self.estimators_, self.calibrators_ = [], []
         for fold, (train, cal) in enumerate(self._splits(X_, codes)):
             for part, rows in (("training", train), ("calibration", cal)):
@@ -495,12 +485,7 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
     def predict_pairs(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """The Venn-ABERS pair of every fold, shape ``(n, n_folds)`` each."""
         check_is_fitted(self, "calibrators_")
-        X_ = check_matrix(X, "X")
-        if X_.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X_.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input (the number it was fitted with)."
-            )
+        X_ = check_features(self, X, reset=False)
         pairs = [
             cal._pairs(self._scores(est, X_))
             for est, cal in zip(self.estimators_, self.calibrators_, strict=True)

@@ -15,6 +15,7 @@ import numpy as np
 
 from bayescal.metrics.binning import bin_statistics
 from bayescal.validation import (
+    check_choice,
     check_consistent_length,
     check_fraction,
     check_indicator_matrix,
@@ -108,24 +109,32 @@ def ece_total(Y: Any, P: Any, n_bins: int = 10, strategy: str = "uniform") -> fl
     return float(np.sum(ece_per_label(Y, P, n_bins, strategy)))
 
 
-def ece_weighted(Y: Any, P: Any, n_bins: int = 10, strategy: str = "uniform") -> float:
+def ece_weighted(Y: Any, P: Any, n_bins: int = 10, strategy: str = "uniform", *,
+                 normalize: str = "positives") -> float:
     """Prevalence-weighted average of the per-label ECEs.
 
     Parameters
     ----------
     Y, P, n_bins, strategy
         As in :func:`ece_per_label`.
+    normalize : {"positives", "samples"}, default="positives"
+        Divide the prevalence-weighted sum by the number of positive labels
+        :math:`\\sum_l n_l` (a weighted average: equal ECEs give that ECE
+        back), or by the number of samples ``n`` as Eq. 6 is printed (each
+        label weighted by its share of positive samples :math:`n_l / n`;
+        what ``bayescal reproduce seed002_table1`` uses).
 
     Returns
     -------
     float
-        In ``[0, 1]``; lower is better.
+        In ``[0, 1]`` (``"positives"``) or ``[0, L]`` (``"samples"``, at most
+        :func:`ece_total`); lower is better.
 
     Raises
     ------
     ValueError
-        As :func:`ece_total`, and when ``Y`` holds no positive label at all
-        (every weight is zero).
+        As :func:`ece_total`, when ``Y`` holds no positive label at all
+        (every weight is zero), or when ``normalize`` is unknown.
 
     Notes
     -----
@@ -136,10 +145,16 @@ def ece_weighted(Y: Any, P: Any, n_bins: int = 10, strategy: str = "uniform") ->
     .. math:: \\mathrm{ECE}_{wavg} = \\frac{\\sum_{l} n_l \\, \\mathrm{ECE}^{(l)}}
               {\\sum_{l} n_l}
 
-    The printed normaliser of Eq. 6 reads ``1/(nK)``, which makes the weights
-    sum to one only when every sample carries every label; we normalise by
+    Eq. 6 is printed with the normaliser ``1/n`` (the ``K`` beside it is the
+    upper limit of the sum over labels):
+
+    .. math:: \\mathrm{ECE}_{wavg}^{\\text{printed}} = \\frac{1}{n}
+              \\sum_{l=1}^{K} n_l \\, \\mathrm{ECE}^{(l)}
+
+    (``normalize="samples"``), whose weights :math:`n_l / n` sum to the mean
+    number of labels per sample, not to one. The default normalises by
     :math:`\\sum_l n_l` so that the result is a weighted *average* as the text
-    states (equal ECEs give that ECE back).
+    calls it. Either way :math:`\\mathrm{ECE}_{wavg} \\le \\mathrm{ECE}_{tot}`.
 
     References
     ----------
@@ -151,7 +166,10 @@ def ece_weighted(Y: Any, P: Any, n_bins: int = 10, strategy: str = "uniform") ->
     >>> P = [[0.0, 1.0], [1.0, 0.5]]
     >>> round(ece_weighted(Y, P, n_bins=2), 6)
     0.166667
+    >>> ece_weighted(Y, P, n_bins=2, normalize="samples")
+    0.25
     """
+    check_choice(normalize, "normalize", ("positives", "samples"))
     Yv, _ = _check_pair(Y, P)
     weights = Yv.sum(axis=0)
     if not np.any(weights > 0):
@@ -160,7 +178,8 @@ def ece_weighted(Y: Any, P: Any, n_bins: int = 10, strategy: str = "uniform") ->
             "weighted ECE is undefined; use ece_total instead."
         )
     per_label = ece_per_label(Yv, P, n_bins, strategy)
-    return float(np.sum(weights * per_label) / np.sum(weights))
+    denominator = np.sum(weights) if normalize == "positives" else Yv.shape[0]
+    return float(np.sum(weights * per_label) / denominator)
 
 
 def hamming_loss(Y: Any, Y_pred: Any, *, threshold: float | None = None) -> float:

@@ -3,15 +3,18 @@
 Multiple imputation with Rubin's rules (seed ``000_3ea404f3c4f2e30a.txt``
 §2.2, §3.2): :class:`MultipleImputationClassifier` (majority vote, pooled
 probability, total uncertainty ``T``), :class:`ConfidenceMap` (support-vector
-regression from ``T`` to the classification rate) and :func:`pool_rubin`.
+regression from ``T`` to the classification rate), :func:`pool_rubin` and
+:class:`HotDeckImputer` (draws for categorical features).
 """
 
 from bayescal.missing.confidence import ConfidenceMap, grouped_means
+from bayescal.missing.hotdeck import HotDeckImputer
 from bayescal.missing.imputation import MultipleImputationClassifier
 from bayescal.missing.rubin import RubinPooled, majority_vote, pool_rubin, total_uncertainty
 
 __all__ = [
     "ConfidenceMap",
+    "HotDeckImputer",
     "MultipleImputationClassifier",
     "RubinPooled",
     "grouped_means",

@@ -56,11 +56,11 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from scipy.interpolate import BSpline
-from scipy.special import logit
+from scipy.special import expit, logit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.probes.posterior import (
     PosteriorPredictiveMixin,
@@ -68,6 +68,7 @@ from bayescal.probes.posterior import (
     record_diagnostics,
     stack_draws,
 )
+from bayescal.probes.pspline import penalised_spline_design, spline_basis, spline_knots
 from bayescal.probes.sampling import (
     SAMPLER_CONSTRAINTS,
     STUDENT_T_PRIOR_CONSTRAINTS,
@@ -133,7 +134,8 @@ def calibration_map_model(
     ----------
     data : dict
         ``"F"``: parametric features ``(n, m)``; ``"t"``: targets in [0, 1];
-        ``"w"``: weights; and for the spline ``"B"``: B-spline basis ``(n, K)``.
+        ``"w"``: weights; and for the spline ``"B"``: penalised basis ``(n, K)``
+        and ``"a"``: its non-centring powers ``(K,)`` in [0, 1].
     coef_prior : {"real", "positive"}
         Student-t or half-Student-t prior on the feature coefficients.
     prior_scale, intercept_scale, prior_df : float
@@ -151,8 +153,11 @@ def calibration_map_model(
 
     Notes
     -----
-    ``eta = intercept + F @ coef (+ B @ (tau * e))``, ``e ~ N(0, I)``
-    (non-centred). For the spline, ``B`` is the mixed-model form of a cubic
+    ``eta = intercept + F @ coef (+ B @ u)`` with ``u ~ N(0, tau^2 I)``
+    written partially non-centred (Papaspiliopoulos, Roberts & Skold 2007):
+    ``u_k = tau^(a_k) e_k``, ``e_k ~ N(0, tau^(2 (1 - a_k)))`` (``a_k = 1``:
+    non-centred, ``a_k = 0``: centred), the same prior on ``u`` for every
+    ``a``. For the spline, ``B`` is the mixed-model form of a cubic
     B-spline basis under a second-difference penalty (see
     :func:`penalised_spline_design`): the penalty's null space (constant and
     linear functions of ``z``) is carried by ``intercept`` and ``coef`` and
@@ -180,8 +185,9 @@ def calibration_map_model(
         if spline:
             B = pm.Data("B", data["B"])
             tau = pm.HalfNormal("tau", sigma=smoothness_scale)
-            innovations = pm.Normal("innovations", 0.0, 1.0, dims="basis")
-            effect = pm.Deterministic("spline_effect", tau * innovations, dims="basis")
+            a = pm.Data("a", data["a"])
+            innovations = pm.Normal("innovations", 0.0, tau ** (1.0 - a), dims="basis")
+            effect = pm.Deterministic("spline_effect", tau**a * innovations, dims="basis")
             eta = eta + B @ effect
         # log sigmoid(eta) = -log1pexp(-eta), log(1 - sigmoid(eta)) = -log1pexp(eta)
         loglik = -w * (t * pt.log1pexp(-eta) + (1.0 - t) * pt.log1pexp(eta))
@@ -189,106 +195,9 @@ def calibration_map_model(
     return model
 
 
-def penalised_spline_design(n_basis: int) -> np.ndarray:
-    """Map iid random effects to B-spline coefficients with a second-difference penalty.
-
-    Parameters
-    ----------
-    n_basis : int
-        Number of B-spline coefficients ``K`` (at least 3).
-
-    Returns
-    -------
-    ndarray of shape (K, K - 2)
-        ``U_+ diag(lambda_+)^{-1/2}`` from the eigen-decomposition of the
-        penalty ``P = D^T D`` (``D`` the second-difference matrix), restricted to
-        its ``K - 2`` positive eigenvalues.
-
-    Notes
-    -----
-    With ``c = U_+ diag(lambda_+)^{-1/2} u`` and ``u ~ N(0, tau^2 I)``, the
-    prior density of ``c`` on the penalised subspace is proportional to
-    ``exp(-c^T P c / (2 tau^2))`` -- the P-spline penalty of Eilers & Marx
-    (1996) as a Gaussian prior -- while the null space of ``P`` (constant and
-    linear sequences) is left out and modelled by fixed effects (the
-    mixed-model representation of penalised splines, Wand & Ormerod 2008).
-
-    Examples
-    --------
-    >>> root = penalised_spline_design(6)
-    >>> D = np.diff(np.eye(6), n=2, axis=0)
-    >>> np.allclose(root.T @ D.T @ D @ root, np.eye(4))
-    True
-    """
-    D = np.diff(np.eye(n_basis), n=2, axis=0)
-    eigval, eigvec = np.linalg.eigh(D.T @ D)
-    keep = eigval > 1e-9 * eigval.max()
-    return eigvec[:, keep] / np.sqrt(eigval[keep])
-
-
-def spline_knots(lo: float, hi: float, n_basis: int, degree: int = 3) -> np.ndarray:
-    """Knots of ``n_basis`` equally spaced B-splines whose base interval is exactly ``[lo, hi]``.
-
-    Parameters
-    ----------
-    lo, hi : float
-        Ends of the base interval (``lo < hi``).
-    n_basis : int
-        Number of basis functions (``> degree``).
-    degree : int, default=3
-        Spline degree.
-
-    Returns
-    -------
-    ndarray of shape (n_basis + degree + 1,)
-        ``degree`` knots below ``lo`` and above ``hi`` at the interior
-        spacing; the inner knots are ``linspace(lo, hi, ...)``, so the base
-        interval ends *are* ``lo`` and ``hi`` (no rounding puts a training
-        point outside it).
-
-    Examples
-    --------
-    >>> k = spline_knots(-1.0, 2.0, 6)
-    >>> k[3], k[-4], k.size
-    (np.float64(-1.0), np.float64(2.0), 10)
-    """
-    inner = np.linspace(lo, hi, n_basis - degree + 1)
-    h = inner[1] - inner[0]
-    steps = h * np.arange(degree, 0, -1)
-    return np.concatenate([lo - steps, inner, hi + steps[::-1]])
-
-
-def spline_basis(z: np.ndarray, knots: np.ndarray, degree: int = 3) -> np.ndarray:
-    """B-spline design matrix at ``z`` (inside the knots' base interval).
-
-    Parameters
-    ----------
-    z : ndarray of shape (n,)
-        Points in ``[knots[degree], knots[-degree - 1]]``.
-    knots : ndarray
-        From :func:`spline_knots`.
-    degree : int, default=3
-
-    Returns
-    -------
-    ndarray of shape (n, len(knots) - degree - 1)
-
-    Raises
-    ------
-    ValueError
-        If a point lies outside the base interval (callers clip first and
-        decide how to extrapolate).
-    """
-    lo, hi = knots[degree], knots[-degree - 1]
-    z = np.asarray(z, dtype=float)
-    outside = ~((z >= lo) & (z <= hi))
-    if outside.any():
-        raise ValueError(
-            f"`z` has {int(outside.sum())} value(s) outside the spline's base interval "
-            f"[{lo:.6g}, {hi:.6g}] (first: {z[outside][0]!r}); clip to the interval first."
-        )
-    return BSpline.design_matrix(z, knots, degree).toarray()
-
+#: Reference smoothness, as a fraction of ``smoothness_scale``, at which the
+#: spline's partially non-centred powers ``a_k = 1 / (1 + (ref tau)^2 d_k)`` are set.
+_NONCENTRING_REFERENCE = 0.1
 
 #: ``_parameter_constraints`` entries shared by the three maps (``input`` differs).
 _COMMON_CONSTRAINTS: dict[str, list] = {
@@ -339,8 +248,8 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
             if self._on_logit_scale()
             else 0
         )
-        self._prepare(scores)
-        data = {**self._design(scores), "t": targets, "w": weights}
+        self._prepare(scores, targets, weights)
+        data = {**self._design(scores), **self._model_data(), "t": targets, "w": weights}
         fit = sample_posterior(
             calibration_map_model,
             data,
@@ -350,7 +259,8 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
             **self._sampler_options(),
         )
         self.idata_ = fit.idata
-        names = [n for n in ("intercept", "coef", "tau") if n in fit.idata["posterior"]]
+        names = [n for n in ("intercept", "coef", "tau", "innovations")
+                 if n in fit.idata["posterior"]]
         record_diagnostics(
             self,
             fit.idata,
@@ -360,8 +270,12 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
             stacklevel=5,
         )
 
-    def _prepare(self, scores: np.ndarray) -> None:
-        """Learn data-dependent feature settings (the spline's knots)."""
+    def _prepare(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
+        """Learn data-dependent feature settings (the spline's knots and basis)."""
+
+    def _model_data(self) -> dict[str, np.ndarray]:
+        """Further arrays of the model that do not depend on the rows (the spline's)."""
+        return {}
 
     def _sampler_options(self) -> dict[str, Any]:
         """Further keyword arguments of :func:`sample_posterior` (the spline's)."""
@@ -428,7 +342,7 @@ _COMMON_PARAMS = """pi0 : float or None, default=None
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         Posterior by NUTS, ADVI or a Laplace approximation
         (:func:`bayescal.probes.sampling.sample_posterior`).
-    sampler : {"nutpie", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
         NUTS implementation; nutpie compiles once per process and refits.
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.
@@ -647,7 +561,8 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
     idata_ : xarray.DataTree
         Posterior of ``intercept``, ``coef`` (the slope in the standardised
         logit ``(z - z_center_) / z_scale_``), ``tau``, ``innovations`` and
-        ``spline_effect`` (dims ``basis``).
+        ``spline_effect`` (dims ``basis``: the coefficients ``u`` of the
+        Demmler-Reinsch basis, ``u ~ N(0, tau^2 I)``).
     diagnostics_ : PosteriorDiagnostics
     knots_ : ndarray
         Knot vector of the basis; its base interval is exactly ``z_range_``.
@@ -660,8 +575,17 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
     penalty_root_ : ndarray of shape (n_basis, n_basis - 2)
         :func:`penalised_spline_design`.
     basis_shift_ : ndarray of shape (2, n_basis - 2)
-        Least-squares coefficients of the penalised basis on ``[1, z]`` at
-        the training scores, subtracted from the basis.
+        Weighted least-squares coefficients of the penalised basis on
+        ``[1, z~]`` at the training scores (weights ``w p (1 - p)`` of a pilot
+        Platt fit), subtracted from the basis.
+    basis_rotation_ : ndarray of shape (n_basis - 2, n_basis - 2)
+        Orthogonal rotation to the Demmler-Reinsch basis (eigenvectors of the
+        shifted basis' weighted Gram matrix).
+    basis_information_ : ndarray of shape (n_basis - 2,)
+        Pilot Fisher information ``d_k`` of each Demmler-Reinsch coefficient.
+    noncentring_ : ndarray of shape (n_basis - 2,)
+        Powers ``a_k = 1 / (1 + (0.1 smoothness_scale)^2 d_k)`` of the
+        partially non-centred parameterisation (Notes).
 
     Notes
     -----
@@ -674,24 +598,56 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
     P-spline calibrator. See :func:`calibration_map_model`.
 
     Parameterised for NUTS (issue 11: the plain basis mixed with a min bulk
-    ESS of 6-49 in 2 x 1000 draws at n=1000): the smooth part is written in
-    the mixed-model form ``c = U diag(lambda)^(-1/2) tau e``, ``e ~ N(0, I)``
-    (non-centred in ``tau``; :func:`penalised_spline_design`); the logit is
-    centred and scaled, with the Student-t priors on the intercept and slope
-    of the standardised logit (as rstanarm puts its prior on the intercept of
-    centred predictors); and the penalised basis is orthogonalised to
-    ``[1, z~]`` on the training scores (the smooth part sums to zero and has
-    no linear trend there, the identifiability constraint of mgcv's smooths),
-    so that intercept, slope and smooth do not trade off in the posterior;
+    ESS of 6-49 in 2 x 1000 draws at n=1000). Steps 1, 3 and 4 change the
+    parameterisation only (the prior on the map is the same); step 2 changes
+    which linear trend the smooth's identifiability constraint removes (it
+    moves to the intercept and slope, whose priors are wide):
+
+    1. Mixed-model form: ``c = U diag(lambda)^(-1/2) u`` with
+       ``u ~ N(0, tau^2 I)`` (:func:`penalised_spline_design`); the penalty's
+       null space is carried by the intercept and slope of the centred and
+       scaled logit ``z~`` (Student-t priors there, as rstanarm puts its prior
+       on the intercept of centred predictors).
+    2. The penalised basis is orthogonalised to ``[1, z~]`` in the Fisher
+       inner product ``sum_i w_i p_i (1 - p_i) x_i y_i`` of a pilot Platt fit
+       (a ridge-penalised Newton fit), so that intercept, slope and smooth
+       are nearly uncorrelated in the posterior (mgcv's identifiability
+       constraint of smooths, weighted as in IRLS).
+    3. The basis is rotated to its Demmler-Reinsch form (Demmler & Reinsch
+       1975; Ruppert, Wand & Carroll 2003, Sec. 3.12): an orthogonal rotation
+       diagonalising the pilot Fisher information ``d_k`` while the prior
+       stays isotropic, so that given ``tau`` the coefficients are nearly
+       independent a posteriori and each is informed by the data to a known
+       degree ``d_k``.
+    4. Each coefficient is then partially non-centred (Papaspiliopoulos,
+       Roberts & Skold 2007): ``u_k = tau^(a_k) e_k``,
+       ``e_k ~ N(0, tau^(2 (1 - a_k)))``, with the power of the Gaussian case,
+       ``a_k = 1 / (1 + tau_r^2 d_k)``, at ``tau_r = 0.1 smoothness_scale``:
+       weakly informed coefficients are non-centred (their ``e_k`` do not
+       depend on ``tau``), the few strongly informed ones partly centred, so
+       that ``tau`` no longer has to move against a coefficient the data pin
+       down (the funnel that limited ``tau``'s ESS). Larger ``tau_r`` centred
+       too much and gave divergences at small ``tau``; ``tau_r = 0`` (fully
+       non-centred) gave min bulk ESS below 400.
+
     NUTS runs with ``target_accept=0.95``. ``benchmarks/spline_map.py``
-    measures the mixing: on n=1000 well-specified scores (2 x 1000 draws)
-    the smallest bulk ESS went from 14-168 (13-113 divergences) to about
-    350-860 with no divergences; the remaining bottleneck is ``tau``.
+    measures the mixing on n=1000 well-specified scores (2 x 1000 draws,
+    seeds 0-5): the smallest bulk ESS went from 14-168 (13-113
+    divergences; plain basis) and 345-864 (steps 1-2 unweighted, fully
+    non-centred; ``tau`` the bottleneck) to about 500-1000, with no
+    divergences and R-hat <= 1.01.
 
     References
     ----------
     Lang, S. & Brezger, A. (2004). Bayesian P-splines. *Journal of
     Computational and Graphical Statistics* 13(1), 183-212.
+    Demmler, A. & Reinsch, C. (1975). Oscillation matrices with spline
+    smoothing. *Numerische Mathematik* 24, 375-382.
+    Ruppert, D., Wand, M. P. & Carroll, R. J. (2003). *Semiparametric
+    Regression*. Cambridge University Press.
+    Papaspiliopoulos, O., Roberts, G. O. & Skold, M. (2007). A general
+    framework for the parametrization of hierarchical models. *Statistical
+    Science* 22(1), 59-73.
 
     Examples
     --------
@@ -750,7 +706,7 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
     def _hyper(self) -> dict[str, Any]:
         return {**super()._hyper(), "smoothness_scale": float(self.smoothness_scale)}
 
-    def _prepare(self, scores: np.ndarray) -> None:
+    def _prepare(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
         n_basis = int(self.n_basis)
         z = self._logit(scores)
         lo, hi = float(z.min()), float(z.max())
@@ -763,13 +719,35 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
         self.z_center_ = float(z.mean())
         self.z_scale_ = float(z.std())
         self.penalty_root_ = penalised_spline_design(n_basis)
-        # Orthogonalise the penalised basis to the fixed effects [1, z] on the
-        # training scores (a sum-to-zero and zero-slope constraint on the smooth
-        # part), so that intercept, slope and spline do not trade off in the
-        # posterior; the shift is linear in z and is kept for prediction.
+        # Orthogonalise the penalised basis to the fixed effects [1, z] in the
+        # likelihood's (Fisher) inner product on the training scores, so that
+        # intercept, slope and spline do not trade off in the posterior; the
+        # shift is linear in z and is kept for prediction. Then rotate it to the
+        # Demmler-Reinsch basis, in which the prior stays N(0, tau^2 I) and the
+        # Fisher information is diagonal (``basis_information_``).
         fixed = self._fixed_effects(z)
         basis = self._penalised_basis(z)
-        self.basis_shift_ = np.linalg.lstsq(fixed, basis, rcond=None)[0]
+        root_info = np.sqrt(self._fisher_weights(fixed, targets, weights))[:, None]
+        self.basis_shift_ = np.linalg.lstsq(root_info * fixed, root_info * basis, rcond=None)[0]
+        resid = root_info * (basis - fixed @ self.basis_shift_)
+        information, self.basis_rotation_ = np.linalg.eigh(resid.T @ resid)
+        self.basis_information_ = np.clip(information, 0.0, None)
+        reference = _NONCENTRING_REFERENCE * float(self.smoothness_scale)
+        self.noncentring_ = 1.0 / (1.0 + reference**2 * self.basis_information_)
+
+    def _fisher_weights(
+        self, fixed: np.ndarray, targets: np.ndarray, weights: np.ndarray
+    ) -> np.ndarray:
+        """``w_i p_i (1 - p_i)`` at a pilot Platt fit on ``fixed`` (ridge: the priors' scales)."""
+        ridge = np.diag([float(self.intercept_scale) ** -2, float(self.prior_scale) ** -2])
+        pilot = fit_logistic(
+            intercept_design(fixed[:, 1]), targets, weights, penalty=ridge, warn=False
+        )
+        p = expit(fixed @ pilot.coef)
+        return weights * p * (1.0 - p)
+
+    def _model_data(self) -> dict[str, np.ndarray]:
+        return {"a": self.noncentring_}
 
     def _sampler_options(self) -> dict[str, Any]:
         return {"target_accept": self.target_accept}
@@ -786,5 +764,5 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
     def _design(self, s: np.ndarray) -> dict[str, np.ndarray]:
         z = self._logit(s)
         fixed = self._fixed_effects(z)
-        basis = self._penalised_basis(z) - fixed @ self.basis_shift_
+        basis = (self._penalised_basis(z) - fixed @ self.basis_shift_) @ self.basis_rotation_
         return {"F": fixed[:, 1:], "B": basis}

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
+from scipy.linalg.blas import dsyrk
 
 from bayescal.probes.gp_ep import DEFAULT_DAMPING, probit_tilted_moments, rbf_kernel
 
@@ -121,7 +122,10 @@ def _fitc_factors(X: np.ndarray, Z: np.ndarray, theta: np.ndarray):
 def _marginals(V: np.ndarray, lam: np.ndarray, tau: np.ndarray, nu: np.ndarray):
     g = 1.0 / (1.0 + tau * lam)
     w = tau * g
-    A = V @ (w[:, None] * V.T)
+    # A = I + V W V' by a symmetric rank-n update (BLAS syrk on B = V W^{1/2}; its lower
+    # triangle only, which is all the Cholesky reads): half the flops of a general product
+    B = V * np.sqrt(w)
+    A = dsyrk(1.0, B.T, trans=1, lower=1)
     A[np.diag_indices_from(A)] += 1.0
     L_A = cholesky(A, lower=True, check_finite=False)
     m_u = cho_solve((L_A, True), V @ (nu * g), check_finite=False)

@@ -161,7 +161,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         sum to one. Ignored for two classes.
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         Posterior by NUTS, mean-field ADVI or a Laplace approximation.
-    sampler : {"nutpie", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
         NUTS implementation. The default is nutpie with the compile-once cache
         of :mod:`bayescal.probes.sampling`, chosen by measurement
         (``benchmarks/blr.py``: 10-fold BLR, n=1000, d=20, 2 chains x
@@ -172,8 +172,16 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         nutpie but recompile on every call), at a higher smallest bulk ESS
         (3192 against 2895 and 3073): 4.8x and 4.1x the bulk ESS per second.
         The compilation is shared by every fold, class (one-vs-rest) and
-        repeat of one model structure in a process. ``"pymc"`` needs no
-        compilation step and suits a single small fit.
+        repeat of one model structure in a process. ``"nutpie-c"`` runs
+        nutpie on PyTensor's C backend, whose compiled modules are cached on
+        disk, so a *new process* fitting the same structure starts sampling
+        in seconds instead of recompiling nutpie's Numba wrappers
+        (``benchmarks/compile_cache.py``, n=300, d=5, loaded 2-core machine:
+        2.6-2.7 s from ``fit`` to the first draw against 7.7-16.3 s, PyMC's
+        import apart), but samples about 2.6x slower
+        (a Python call per gradient): choose it for short-lived processes
+        and small models. ``"pymc"`` needs no nutpie compilation step and
+        suits a single small fit.
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.
     random_state : None, int or numpy Generator

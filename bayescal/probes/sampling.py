@@ -23,12 +23,18 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   ``pm.Data``) so that folds of different size share one compiled model.
 * Across processes, PyTensor's Numba backend caches the compiled kernels of
   the log-density on disk (``pytensor.config.numba__cache``, in
-  ``pytensor.config.compiledir``); nutpie 0.16 compiles through it, so a fresh
-  process (a new Dask worker, a new CLI run) recompiles in seconds rather
-  than tens of seconds (measured here: a 6-parameter BLR took ~55 s to
-  compile cold, 8.6 s in a second process). What remains per process is
-  nutpie's own ``numba.cfunc`` wrapper, which nutpie cannot cache because it
-  closes over the model's data. nutpie 0.16 has no other persistent cache.
+  ``pytensor.config.compiledir``), but nutpie 0.16 wraps them in two
+  ``numba.cfunc`` trampolines that close over the jitted PyTensor function
+  ("dynamic globals"), which numba cannot cache: every new process (a Dask
+  worker, a CLI run) compiles them again, tens of seconds
+  (``benchmarks/compile_cache.py``). nutpie 0.16 has no other persistent cache.
+* ``sampler="nutpie-c"`` runs nutpie's NUTS on callbacks into a log-density
+  compiled by PyTensor's C backend (:mod:`bayescal.probes.nutpie_c`), whose
+  modules *are* cached on disk: a second process only rebuilds and rewrites
+  the graph and loads them (seconds), at the price of a Python call per
+  gradient (slower sampling; chains share the GIL). It suits short-lived
+  processes fitting small models; the compile-once cache applies as for
+  ``"nutpie"``.
 * ``sampler="pymc"`` calls ``pm.sample(..., nuts_sampler="pymc")`` on a
   freshly built model. The choice is explicit on purpose: with PyTensor's
   default mode here (Numba linker) ``pm.sample`` *without* ``nuts_sampler``
@@ -89,7 +95,7 @@ __all__ = [
 ]
 
 INFERENCES = ("nuts", "advi", "laplace")
-SAMPLERS = ("nutpie", "pymc")
+SAMPLERS = ("nutpie", "nutpie-c", "pymc")
 
 #: ``_parameter_constraints`` entries of the sampler settings that every Bayesian
 #: estimator passes on to :func:`sample_posterior` (checked by scikit-learn's
@@ -286,11 +292,16 @@ def clear_compiled_cache() -> None:
         _KEY_LOCKS.clear()
 
 
-def _compiled_nutpie(builder, data, hyper) -> tuple[Any, bool]:
-    """The compiled nutpie model for this structure, with ``data`` swapped in."""
+def _compiled_nutpie(builder, data, hyper, sampler="nutpie") -> tuple[Any, bool]:
+    """The compiled nutpie model for this structure, with ``data`` swapped in.
+
+    ``sampler="nutpie"`` compiles through nutpie's Numba backend,
+    ``"nutpie-c"`` through PyTensor's C backend
+    (:func:`bayescal.probes.nutpie_c.compile_nutpie_c`).
+    """
     import nutpie
 
-    key = model_structure_key(builder, data, hyper)
+    key = (sampler, *model_structure_key(builder, data, hyper))
     with _COMPILED_LOCK:
         compiled = _COMPILED.get(key)
         key_lock = _KEY_LOCKS.setdefault(key, threading.Lock())
@@ -301,7 +312,12 @@ def _compiled_nutpie(builder, data, hyper) -> tuple[Any, bool]:
                 compiled = _COMPILED.get(key)
             if compiled is None:
                 model = builder(data, **hyper)
-                compiled = nutpie.compile_pymc_model(model, backend="numba")
+                if sampler == "nutpie-c":
+                    from bayescal.probes.nutpie_c import compile_nutpie_c
+
+                    compiled = compile_nutpie_c(model)
+                else:
+                    compiled = nutpie.compile_pymc_model(model, backend="numba")
                 fresh = True
                 with _COMPILED_LOCK:
                     _COMPILED[key] = compiled
@@ -317,10 +333,10 @@ def _sample_nuts(
 ):
     # The arguments nutpie.sample and pm.sample share (by the same names).
     common = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
-    if sampler == "nutpie":
+    if sampler in ("nutpie", "nutpie-c"):
         import nutpie
 
-        compiled, fresh = _compiled_nutpie(builder, data, hyper)
+        compiled, fresh = _compiled_nutpie(builder, data, hyper, sampler)
         idata = nutpie.sample(compiled, cores=cores, seed=seed, progress_bar=False, **common)
         return idata, fresh
     import pymc as pm
@@ -519,9 +535,10 @@ def sample_posterior(
         compiled-model cache key).
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         NUTS, mean-field ADVI (``pm.fit``) or a Laplace approximation.
-    sampler : {"nutpie", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
         NUTS implementation (``inference="nuts"`` only): nutpie with a
-        compile-once cache, or ``pm.sample(..., nuts_sampler="pymc")``.
+        compile-once cache on PyTensor's Numba backend or (``"nutpie-c"``)
+        on its disk-cached C backend, or ``pm.sample(..., nuts_sampler="pymc")``.
     draws, tune, chains : int
         Posterior draws and tuning steps per chain, number of chains. ADVI and
         Laplace return ``draws * chains`` independent draws in one chain.
@@ -577,7 +594,7 @@ def sample_posterior(
     cores = check_positive_int(cores, "cores")
     if not 0.0 < float(target_accept) < 1.0:
         raise ValueError(f"`target_accept` must lie in (0, 1); got {target_accept!r}.")
-    if inference == "nuts" and sampler == "nutpie" and tune < 1:
+    if inference == "nuts" and sampler.startswith("nutpie") and tune < 1:
         # nuts-rs 0.18 aborts the process (a Rust panic) on tune=0.
         raise ValueError(
             "`tune` must be >= 1 with sampler='nutpie'; use sampler='pymc' for tune=0."

@@ -162,7 +162,7 @@ def run_reproduction(rep: Reproduction, out: Path, *, full: bool = False,
         figures[label] = agreement(sub, row=row, **rep.ranking(label)).as_dict()
     thresholds = rep.thresholds.get(size, {})
     failed = check_thresholds(figures, thresholds)
-    echo(f"\nAgreement ({rep.id}, {size} size, blocks {list(cubes)}):")
+    echo(f"\nAgreement ({rep.id}, {size} size, blocks {[*cubes, *tables]}):")
     echo(f"  {'metric':<8} {'best':>9} {'pairs in order':>18} {'ratio median [min, max]':>28}")
     for label, f in figures.items():
         echo(f"  {label:<8} {f['best_matched']:>3}/{f['rows']:<5} "

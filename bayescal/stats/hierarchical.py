@@ -132,7 +132,7 @@ class HierarchicalComparison(BaseEstimator):
         ``1 / n_folds`` (one run of K-fold CV).
     draws, tune, chains : int, default=1000, 1000, 4
         NUTS draws and tuning steps per chain, chains.
-    sampler : {"nutpie", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
         NUTS implementation (see :mod:`bayescal.probes.sampling`).
     target_accept : float, default=0.9
         NUTS target acceptance rate.

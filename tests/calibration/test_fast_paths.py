@@ -15,7 +15,7 @@ from hypothesis.extra.numpy import arrays
 from sklearn.isotonic import IsotonicRegression
 
 from bayescal.calibration import HistogramBinningCalibrator, IsotonicCalibrator
-from bayescal.calibration._interp import interp
+from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration._sort_kernel import sort_and_pool
 from bayescal.calibration.histogram import KERNEL_MIN_SCORES as HISTOGRAM_KERNEL_MIN
 from bayescal.calibration.histogram import histogram_bin_proba, histogram_bin_sums
@@ -95,9 +95,7 @@ def test_isotonic_kernel_matches_reference_path(kind, targets, increasing):
     fast = pooled_isotonic_fit(s, t, w, increasing=increasing, kernel=True)
     ref = pooled_isotonic_fit(s, t, w, increasing=increasing, kernel=False)
     grid = np.linspace(s.min() - 0.1, s.max() + 0.1, 997)
-    np.testing.assert_allclose(
-        np.interp(grid, *fast), np.interp(grid, *ref), rtol=0, atol=1e-12
-    )
+    np.testing.assert_allclose(np.interp(grid, *fast), np.interp(grid, *ref), rtol=0, atol=1e-12)
     np.testing.assert_allclose(np.interp(s, *fast), np.interp(s, *ref), rtol=0, atol=1e-12)
 
 
@@ -122,6 +120,10 @@ def test_table_interp_is_bitwise_np_interp(knots, seed):
     fp = rng.uniform(size=xp.shape[0])
     x = np.concatenate([xp, rng.uniform(-6, 6, size=500), np.nextafter(xp, np.inf)])
     np.testing.assert_array_equal(interp(x, xp, fp, kernel=True), np.interp(x, xp, fp))
+    p = np.interp(x, xp, fp)
+    np.testing.assert_array_equal(
+        interp_proba(x, xp, fp, kernel=True), np.column_stack([1.0 - p, p])
+    )
 
 
 def test_table_interp_with_clustered_knots():
@@ -203,6 +205,9 @@ def test_enir_kernel_pooling_and_interp_equal_reference_path(monkeypatch):
 
     monkeypatch.setattr(enir, "pool_tied_scores", reference_pool)
     monkeypatch.setattr(enir, "interp", lambda x, xp, fp: np.interp(x, xp, fp))
+    monkeypatch.setattr(
+        enir, "interp_proba", lambda x, xp, fp: interp_proba(x, xp, fp, kernel=False)
+    )
     ref = ENIRCalibrator().fit(s, y)
     np.testing.assert_array_equal(fast.thresholds_, ref.thresholds_)
     np.testing.assert_array_equal(fast.fitted_values_, ref.fitted_values_)

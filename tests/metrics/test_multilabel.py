@@ -95,3 +95,22 @@ def test_hamming_bad_input():
         hamming_loss([[0, 1]], [[0, 1, 1]])
     with pytest.raises(ValueError, match="`Y` has 1, `Y_pred` has 2"):
         hamming_loss([[0, 1]], [[0, 1], [1, 1]])
+
+
+def test_weighted_as_printed_divides_by_samples():
+    # Eq. 6 as printed: (1/n) sum_l n_l ECE_l. Hand-computed: label 0 is perfect
+    # (ECE 0, one positive), label 1 puts both rows (two positives) in the upper bin
+    # of two with confidence 0.75 and rate 1 (ECE 0.25): (1 * 0 + 2 * 0.25) / 2.
+    Y = [[0, 1], [1, 1]]
+    P = [[0.0, 1.0], [1.0, 0.5]]
+    assert ece_weighted(Y, P, n_bins=2, normalize="samples") == pytest.approx(0.25)
+    Y, P = _problem(4)
+    per = ece_per_label(Y, P)
+    printed = ece_weighted(Y, P, normalize="samples")
+    assert printed == pytest.approx(np.sum(Y.mean(axis=0) * per))
+    assert ece_weighted(Y, P) <= ece_total(Y, P) and printed <= ece_total(Y, P)
+
+
+def test_weighted_bad_normalize():
+    with pytest.raises(ValueError, match=r"`normalize` must be one of \['positives', 'samples'\]"):
+        ece_weighted([[0, 1]], [[0.1, 0.2]], normalize="labels")

@@ -76,11 +76,11 @@ def test_inducing_inputs_are_kmeans_centres_inside_the_data():
 
 def test_sparse_classifier_with_all_rows_inducing_matches_exact(monkeypatch):
     # inference="sparse" with m = n inducing inputs and the hyper-parameter subsample
-    # covering every row reproduces inference="ep"
+    # covering every row reproduces inference="ep" (same restarts: the same L-BFGS path)
     rng = np.random.default_rng(4)
     X = rng.normal(size=(70, 2))
     y = (X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=70) > 0).astype(int)
-    kw = {"random_state": 0, "draws": 10, "chains": 1, "ep_tol": 1e-8}
+    kw = {"random_state": 0, "draws": 10, "chains": 1, "ep_tol": 1e-8, "n_restarts": 1}
     exact = BayesianGPClassifier(inference="ep", **kw).fit(X, y)
     sparse = BayesianGPClassifier(inference="sparse", n_inducing=70, **kw).fit(X, y)
     assert sparse.inference_ == "sparse" and exact.inference_ == "ep"
@@ -104,9 +104,47 @@ def test_auto_switches_to_sparse_above_the_threshold(monkeypatch):
     assert small.inference_ == "ep"
 
 
+def test_auto_restarts_are_fewer_for_sparse(monkeypatch):
+    # n_restarts="auto": one extra L-BFGS start for exact EP, none for sparse EP's
+    # subsample search; an integer is passed through unchanged
+    seen = []
+    real = gp_classifier.select_kernel
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["n_restarts"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gp_classifier, "select_kernel", spy)
+    X, y = _problem(n=40, seed=7)
+    labels = (y > 0).astype(int)
+    kw = {"random_state": 0, "draws": 5, "chains": 1, "n_inducing": 10, "ard": False}
+    BayesianGPClassifier(inference="ep", **kw).fit(X, labels)
+    BayesianGPClassifier(inference="sparse", **kw).fit(X, labels)
+    BayesianGPClassifier(inference="sparse", n_restarts=2, **kw).fit(X, labels)
+    assert seen == [gp_classifier.EXACT_N_RESTARTS, gp_classifier.SPARSE_N_RESTARTS, 2]
+    assert gp_classifier.SPARSE_N_RESTARTS < gp_classifier.EXACT_N_RESTARTS
+
+
+def test_sparse_defaults_stay_close_to_exact_ep():
+    # the default sparse fit (no restart, m = 60 < n inducing inputs) predicts within
+    # a few hundredths of the default exact-EP fit (one restart) at small n
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(300, 2))
+    p_true = 1.0 / (1.0 + np.exp(-(2.0 * np.sin(1.5 * X[:, 0]) + X[:, 1])))
+    y = (rng.random(300) < p_true).astype(int)
+    kw = {"random_state": 0, "draws": 5, "chains": 1}
+    exact = BayesianGPClassifier(inference="ep", **kw).fit(X, y)
+    sparse = BayesianGPClassifier(inference="sparse", n_inducing=60, **kw).fit(X, y)
+    Xn = rng.normal(size=(200, 2))
+    p_exact, p_sparse = exact.predict_proba(Xn)[:, 1], sparse.predict_proba(Xn)[:, 1]
+    assert np.max(np.abs(p_sparse - p_exact)) < 0.05
+    np.testing.assert_allclose(sparse.theta_, exact.theta_, atol=1e-3)  # same subsample search
+
+
 @pytest.mark.parametrize(
     ("params", "match"),
     [({"n_inducing": 0}, "n_inducing"), ({"inference": "fitc"}, "inference"),
+     ({"n_restarts": "many"}, "n_restarts"),
      ({"inference": "sparse", "likelihood": "logit"}, "probit")],
 )
 def test_bad_sparse_input(params, match):

@@ -70,6 +70,19 @@ def test_laplace_matches_conjugate_posterior(y_data, shift):
     assert fit.sampler == "laplace"
 
 
+def test_nutpie_c_samples_a_transformed_scale_in_its_constrained_space():
+    # sigma ~ HalfNormal is sampled as log(sigma); the trace must hold sigma > 0
+    # and its posterior concentrate near the sample sd (as the Laplace test).
+    y = np.random.default_rng(1).normal(0.0, 2.0, size=60)
+    fit = sample_posterior(
+        half_normal_scale, {"y": y}, hyper={"scale": 5.0}, sampler="nutpie-c",
+        draws=300, tune=300, chains=2, random_state=0, cores=1,
+    )
+    sigma = np.asarray(fit.idata["posterior"]["sigma"])
+    assert sigma.shape == (2, 300) and np.all(sigma > 0)
+    assert abs(np.median(sigma) - y.std()) < 0.4
+
+
 def test_laplace_keeps_scale_parameters_finite():
     y = np.random.default_rng(1).normal(0.0, 2.0, size=60)
     fit = sample_posterior(
@@ -86,7 +99,7 @@ def test_laplace_keeps_scale_parameters_finite():
     assert abs(np.median(sigma) - y.std()) < 0.4
 
 
-@pytest.mark.parametrize("sampler", ["nutpie", "pymc"])
+@pytest.mark.parametrize("sampler", ["nutpie", "nutpie-c", "pymc"])
 def test_nuts_agrees_with_closed_form_and_is_reproducible(y_data, sampler):
     kwargs = dict(
         hyper={"prior_sd": PRIOR_SD},
