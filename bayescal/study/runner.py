@@ -49,6 +49,14 @@ _VERSIONED = ("bayescal", "numpy", "scipy", "scikit-learn", "pandas", "xarray", 
               "arviz", "nutpie", "dask", "distributed", "joblib")
 
 
+#: Revision of how a cell's numbers are computed from the same spec and seed. A
+#: store records the revision it was started with, and a resume under another
+#: revision is refused, so one cube never mixes cells of two computations.
+#: 1: until 2026-11-23; 2: DG and DGG of a fold share their bootstrap draws
+#: (DGG replays DG's fits), which changes DGG's random numbers.
+RESULTS_REVISION = 2
+
+
 class StudyCellWarning(UserWarning):
     """Some cells of a study failed (their error is kept in the cube)."""
 
@@ -143,6 +151,14 @@ def _check_target(store: CellStore, layout: StoreLayout, resume: bool) -> None:
                 "with the same spec or use another store"
             )
         store.layout()  # a store of an older format is refused here
+        revision = recorded.get("results_revision", 1)
+        if revision != RESULTS_REVISION:
+            raise ValueError(
+                f"the store {str(store.root)!r} was started by a bayescal whose cells are "
+                f"computed differently (results revision {revision}, this one "
+                f"{RESULTS_REVISION}: DG and DGG now share their bootstrap draws); resuming "
+                "would mix the two in one cube. Run the study again into a new store."
+            )
     elif store.root.exists() and (not store.root.is_dir() or any(
             p.name not in _LOCK_FILES for p in store.root.iterdir())):
         raise FileExistsError(f"{str(store.root)!r} exists and is not a study store; "
@@ -287,6 +303,7 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
                     from dataclasses import asdict
 
                     cells.write_meta({"layout": asdict(layout), "started": _now(),
+                                      "results_revision": RESULTS_REVISION,
                                       "versions": package_versions()})
                 _record_data(spec, cells, datasets, folds)
                 if not fresh:  # the cube is outdated by the cells to come

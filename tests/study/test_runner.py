@@ -21,6 +21,7 @@ from sklearn.naive_bayes import GaussianNB
 from bayescal.cube import TIMINGS
 from bayescal.study import SpecError, StudyCellWarning, load_spec, open_results, parse_spec, run
 from bayescal.study.protocol import make_splits
+from bayescal.study.runner import RESULTS_REVISION
 from bayescal.study.seeds import DATASET, derive_seed
 
 from .conftest import HERE, TINY_SPEC
@@ -104,6 +105,12 @@ def test_existing_store_is_never_overwritten(tiny_spec_path, tmp_path):
     assert stamps == {p: p.stat().st_mtime_ns for p in (store / "cells").rglob("*.npz")}
     assert_same_cube(first, again)
     assert_same_cube(first, open_results(store))
+    meta = json.loads((store / "study.json").read_text())
+    assert meta["results_revision"] == RESULTS_REVISION
+    del meta["results_revision"]  # a store started before the revision was recorded
+    (store / "study.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="results revision 1, this one 2"):
+        run(tiny_spec_path, store, resume=True, n_jobs=1, progress=False)
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("keep me")
     with pytest.raises(FileExistsError, match="not a study store"):
