@@ -85,3 +85,57 @@ def test_blr_posterior_matches_the_laplace_mode_and_is_reproducible():
     # n = 300: the posterior is close to Gaussian, its mean within 0.3 sd of the mode.
     gap = np.abs(beta.mean(axis=(0, 1)) - laplace.posterior_mode_["beta"]) / sd
     assert np.all(gap < 0.3), gap
+
+
+# A fresh interpreter fits a tiny BLR with sampler="nutpie-c" and reports
+# PyTensor's C module cache counters: stats[1] counts modules loaded from the
+# compiledir on disk, stats[2] modules compiled (g++) in this process.
+CACHE_SCRIPT = """
+import json
+import numpy as np
+import pytensor
+from pytensor.link.c import cmodule
+from bayescal.probes.logistic import BayesianLogisticRegression
+rng = np.random.default_rng(0)
+X = rng.normal(size=(60, 3))
+y = (rng.random(60) < 1 / (1 + np.exp(-X[:, 0]))).astype(int)
+BayesianLogisticRegression(sampler="nutpie-c", draws=5, tune=5, chains=1,
+                           random_state=0).fit(X, y)
+stats = cmodule._module_cache.stats
+print(json.dumps({"loaded": stats[1], "compiled": stats[2],
+                  "compiledir": str(pytensor.config.compiledir)}))
+"""
+
+
+@pytest.mark.slow
+def test_second_process_loads_the_c_modules_from_the_user_compiledir(tmp_path):
+    # HOME points at an empty folder: PyTensor's default compiledir is per user
+    # (under ~/.pytensor); the first process compiles, the second only loads.
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import bayescal
+
+    package = Path(bayescal.__file__).resolve().parent
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"PYTENSOR_FLAGS", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME"}}
+    env["HOME"] = str(tmp_path)
+    env["PYTHONPATH"] = str(package.parent) + os.pathsep + env.get("PYTHONPATH", "")
+
+    def run() -> dict:
+        out = subprocess.run([sys.executable, "-c", CACHE_SCRIPT], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=900, check=False)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    first, second = run(), run()
+    compiledir = Path(first["compiledir"])
+    assert compiledir.is_relative_to(tmp_path / ".pytensor"), compiledir
+    assert not compiledir.is_relative_to(package)
+    assert first["compiled"] > 0, first
+    assert second["compiled"] == 0, second  # every C module came from the disk cache
+    assert second["loaded"] >= first["compiled"], (first, second)
+    assert not list(package.rglob("*.nbi")), "a numba cache was written into the package"
