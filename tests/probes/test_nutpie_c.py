@@ -139,3 +139,41 @@ def test_second_process_loads_the_c_modules_from_the_user_compiledir(tmp_path):
     assert second["compiled"] == 0, second  # every C module came from the disk cache
     assert second["loaded"] >= first["compiled"], (first, second)
     assert not list(package.rglob("*.nbi")), "a numba cache was written into the package"
+
+
+@pytest.mark.slow
+def test_default_and_nutpie_c_posterior_means_agree_within_monte_carlo_error():
+    # Fixed seeds (different ones, so the comparison is a statistical one):
+    # the two samplers target one posterior, so the posterior means of every
+    # coefficient differ by no more than a few Monte Carlo standard errors.
+    import warnings
+
+    import arviz as az
+
+    from bayescal.probes.diagnostics import PosteriorDiagnosticsWarning
+
+    data = _data(150, 7)
+    fits = {}
+    for sampler, seed in (("nutpie", 11), ("nutpie-c", 12)):
+        kwargs = {} if sampler == "nutpie" else {"sampler": sampler}
+        est = BayesianLogisticRegression(draws=250, tune=250, chains=2, random_state=seed,
+                                         **kwargs)
+        with warnings.catch_warnings():  # tiny draws: R-hat may just miss 1.01
+            warnings.simplefilter("ignore", PosteriorDiagnosticsWarning)
+            fits[sampler] = est.fit(data["X"], data["y"])
+    default = fits["nutpie"]
+    assert BayesianLogisticRegression().sampler == "nutpie"
+    assert default.diagnostics_.sampler == "nutpie"  # the default's diagnostics are recorded
+    assert np.isfinite(default.diagnostics_.rhat_max)
+    assert default.diagnostics_.ess_bulk_min > 50
+    assert fits["nutpie-c"].diagnostics_.sampler == "nutpie-c"
+    gaps = []
+    for name in ("intercept", "beta"):
+        means, mcses = [], []
+        for est in fits.values():
+            posterior = est.idata_["posterior"].to_dataset()[[name]]
+            means.append(np.asarray(posterior[name].mean(("chain", "draw"))))
+            mcses.append(np.asarray(az.mcse(posterior)[name]))
+        gaps.append(np.abs(means[0] - means[1]) / np.hypot(mcses[0], mcses[1]))
+    gaps = np.concatenate([np.ravel(g) for g in gaps])
+    assert np.all(gaps < 4.0), gaps
