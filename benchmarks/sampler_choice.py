@@ -21,7 +21,8 @@ the same run. Options:
 * ``nutpie``: nutpie on PyTensor's Numba backend (chains are Rust threads);
 * ``nutpie-c``: nutpie on callbacks into PyTensor's C backend;
 * ``pymc-c``: PyMC's own NUTS with PyTensor's C linker
-  (``PYTENSOR_FLAGS=linker=cvm``; chains in forked processes).
+  (``PYTENSOR_FLAGS=linker=cvm``; chains in forked processes, so its CPU
+  column misses the chains: compare its wall time).
 
 Data: ``x ~ N(0, I_d)``, ``y ~ Bernoulli(expit(x beta))`` with
 ``beta ~ N(0, 4/d I)`` (a signal whose scale does not grow with d); the maps
