@@ -54,6 +54,8 @@ def test_logp_and_gradient_equal_pymc_after_swapping_data(compiled):
         ("y", np.array([0.5, 1.0]), "`y` does not fit .* dtype int32"),
         ("y", np.array([2**40, 0]), "`y` does not fit .* dtype int32"),
         ("X", np.array([[1.0 + 1j, 0.0, 0.0]]), "`X` does not fit .* dtype float64"),
+        ("X", np.zeros(3), "`X` has 1 dimension.*container has 2"),
+        ("y", np.zeros((4, 1), dtype=np.int32), "`y` has 2 dimension.*container has 1"),
     ],
 )
 def test_with_data_refuses_values_the_containers_cannot_hold(compiled, name, value, match):
