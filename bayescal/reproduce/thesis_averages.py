@@ -38,8 +38,8 @@ from bayescal.reproduce.claims import evaluate_check, load_claims
 from bayescal.reproduce.registry import DEFAULT_ROOT
 
 __all__ = ["CHARTS", "FIGURE_SCENARIOS", "REAL_WORLD", "average_over_datasets",
-           "dataset_means", "evaluate_store", "figs12_13_full", "figs12_13_quick", "plot_scenario_bars",
-           "scenario_averages"]
+           "dataset_means", "evaluate_cube", "evaluate_store", "figs12_13_full",
+           "figs12_13_quick", "plot_scenario_bars", "scenario_averages"]
 
 #: The thesis' six real-world binary sets (names of models/thesis_binary.toml).
 REAL_WORLD = ("biodegradation", "blood_donation", "contraceptive", "letter_oq",
@@ -220,13 +220,21 @@ def plot_scenario_bars(bars: pd.Series, path: str | Path, *, ylabel: str, title:
 
 def evaluate_store(store: str | Path, out: str | Path, *, size: str = "quick",
                    claims_file: str | Path | None = None) -> pd.DataFrame:
-    """Bars, charts and claims of a finished study store (steps 2-4 of the module).
+    """:func:`evaluate_cube` of a finished study store (quick, mid or full size)."""
+    from bayescal.cube import open_results
+
+    return evaluate_cube(open_results(store), out, size=size, claims_file=claims_file)
+
+
+def evaluate_cube(tree: Any, out: str | Path, *, size: str = "quick",
+                  claims_file: str | Path | None = None) -> pd.DataFrame:
+    """Bars, charts and claims of a result cube (steps 2-4 of the module).
 
     Parameters
     ----------
-    store : path
-        A study store holding the six :data:`REAL_WORLD` sets (quick, mid or
-        full size, or ``models/thesis_binary.toml``'s own run).
+    tree : xarray.DataTree
+        A result cube holding the six :data:`REAL_WORLD` sets and the
+        scenarios of :data:`FIGURE_SCENARIOS`.
     out : path
         Folder for ``fig12_log_loss.png``, ``fig13_brier_sum.png``,
         ``dataset_means.csv`` (per set and bar) and ``claims.csv`` (every
@@ -249,11 +257,8 @@ def evaluate_store(store: str | Path, out: str | Path, *, size: str = "quick",
         If the store lacks a set, a metric or a scenario the charts need, or a
         claim names a bar the charts lack.
     """
-    from bayescal.cube import open_results
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tree = open_results(store)
     claims = load_claims(_FOLDER / "paper.csv" if claims_file is None else claims_file,
                          metrics=tuple(CHARTS))
     lines, tables = [], []
