@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CHECK_OPERATORS", "Claim", "ClaimResult", "evaluate_check", "load_claims",
-           "parse_check"]
+__all__ = ["CHECK_OPERATORS", "Claim", "ClaimResult", "ParsedCheck", "evaluate_check",
+           "load_claims", "parse_check"]
 
 #: Operator -> number of arguments after it (terms, terms, [number]).
 CHECK_OPERATORS = {"lt": 2, "gt": 2, "near": 3, "worst": 1, "count_lt": 3}
@@ -62,7 +62,9 @@ class ClaimResult:
 
 
 @dataclass(frozen=True)
-class _Parsed:
+class ParsedCheck:
+    """A parsed check: operator, the two lists of ``(classifier, label)`` terms, number."""
+
     op: str
     left: tuple[tuple[str, str], ...]
     right: tuple[tuple[str, str], ...]
@@ -80,8 +82,12 @@ def _terms(text: str, check: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def parse_check(check: str) -> _Parsed:
+def parse_check(check: str) -> ParsedCheck:
     """Parse a check (see the module docstring).
+
+    Returns
+    -------
+    ParsedCheck
 
     Raises
     ------
@@ -120,7 +126,7 @@ def parse_check(check: str) -> _Parsed:
     if op == "count_lt" and any(label == "best" for _, label in left + right):
         raise ValueError(f"check {check!r}: 'count_lt' reads one scenario per data set; "
                          "'best' is not a scenario")
-    return _Parsed(op, left, right, number)
+    return ParsedCheck(op, left, right, number)
 
 
 def _bar(bars: Any, term: tuple[str, str], check: str) -> float:
