@@ -41,7 +41,7 @@ configure_numba_cache()  # before numba compiles: caches go to the user's cache 
 
 from numba import njit  # noqa: E402
 
-__all__ = ["near_isotonic_path_arrays", "sum_down_tree"]
+__all__ = ["moving_node_logliks", "near_isotonic_path_arrays", "sum_down_tree"]
 
 
 #: Children per heap node (a d-ary heap: shallower than a binary one, and the
@@ -409,3 +409,58 @@ def sum_down_tree(parent, contribution):
         if parent[q] >= 0:
             total[q] += total[parent[q]]
     return total
+
+
+@njit(cache=True)
+def moving_node_logliks(
+    nodes, birth, death, weight, positive, slope, event_lambda, models, n_models
+):
+    """Summed Bernoulli log-likelihood of moving groups at the requested models.
+
+    Parameters
+    ----------
+    nodes : ndarray of int
+        Moving nodes (non-zero slope), increasing.
+    birth, death, weight, positive, slope : ndarray
+        Path arrays (:func:`near_isotonic_path_arrays`).
+    event_lambda : ndarray
+        Penalties of the events.
+    models : ndarray of int
+        Requested models (event indices), increasing.
+    n_models : int
+        Number of models on the path (``n_events + 1``).
+
+    Returns
+    -------
+    ndarray of shape (len(models),)
+        For requested model ``j``: the sum over the moving nodes alive at it
+        (``birth <= models[j] < death``) of ``P ln v + (W - P) ln(1 - v)``
+        with ``v = clip(P / W + slope * lam, 0, 1)`` (0 ln 0 = 0), added node
+        by node in increasing node order (the order of ``np.bincount`` over
+        the flattened (node, model) pairs).
+    """
+    # rank[k] = number of requested models below event k (searchsorted, left)
+    rank = np.empty(n_models + 2, np.int64)
+    j = 0
+    for k in range(n_models + 2):
+        while j < models.shape[0] and models[j] < k:
+            j += 1
+        rank[k] = j
+    out = np.zeros(models.shape[0])
+    for i in range(nodes.shape[0]):
+        g = nodes[i]
+        lo = rank[birth[g]]
+        hi = rank[death[g]]
+        if hi <= lo:
+            continue
+        p = positive[g]
+        w = weight[g]
+        q = w - p
+        mean = p / w
+        for j in range(lo, hi):
+            v = mean + slope[g] * event_lambda[models[j]]
+            v = min(max(v, 0.0), 1.0)
+            ll = p * np.log(v) if p != 0.0 else 0.0
+            ll += q * np.log(1.0 - v) if q != 0.0 else 0.0
+            out[j] += ll
+    return out

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import xlogy
 
 from bayescal.calibration import ENIRCalibrator
 from bayescal.calibration.enir import (
@@ -233,3 +234,21 @@ def test_ensemble_does_not_depend_on_the_order_of_simultaneous_fusions(weights):
     np.testing.assert_allclose(
         ensemble_fit(path, models, mw), ensemble_fit(other, models_o, mw_o), rtol=0, atol=1e-13
     )
+
+
+def test_model_logliks_equal_dense_likelihoods_in_any_batch():
+    from bayescal.calibration.enir import _ModelLogliks
+
+    rng = np.random.default_rng(14)
+    y = (rng.uniform(size=400) < np.linspace(0.2, 0.8, 400)).astype(float)
+    w = rng.integers(1, 3, 400).astype(float)
+    path = near_isotonic_path(y, w)
+    logliks = _ModelLogliks(path)
+    every = np.arange(path.n_events + 1)
+    dense = []
+    for k in every:
+        f = path.fitted(path.event_lambda[k])
+        dense.append(np.sum(w * (xlogy(y, f) + xlogy(1 - y, 1 - f))))
+    np.testing.assert_allclose(logliks(every), dense, rtol=1e-12)
+    some = np.sort(rng.choice(every, size=every.size // 3, replace=False))
+    np.testing.assert_array_equal(logliks(some), logliks(every)[some])
