@@ -21,9 +21,10 @@ where ``s_left = 1`` when the left neighbour lies above the group (a violation
 pushing it up) and ``s_right = 1`` when the group lies above its right
 neighbour. The slope of a group changes only when it fuses, so every group of
 the path is one straight line over its lifetime. The next event is the
-smallest collision time of two adjacent groups; a binary heap with lazy
-deletion keeps the pending collision times, so the whole path costs
-O(m log m) for m starting groups ("modified PAV", their Section 3).
+smallest collision time of two adjacent groups; an indexed 4-ary heap holds
+one pending collision per pair of adjacent groups (updated in place when a
+neighbour fuses, never stale), so the whole path costs O(m log m) for m
+starting groups ("modified PAV", their Section 3).
 
 Written by hand: no maintained Python library computes this path (scikit-learn
 has only the isotonic end point; netcal recomputes every model in O(m) per
@@ -216,7 +217,7 @@ def near_isotonic_path_arrays(ybar, weight):
 
     Notes
     -----
-    The pending collisions live in an indexed binary heap, one entry per pair of
+    The pending collisions live in an indexed 4-ary heap, one entry per pair of
     adjacent live groups with a finite collision time, keyed by the pair's left
     group; a fusion updates its neighbours' entries in place instead of pushing
     new ones and leaving stale ones behind, so the heap never holds more than

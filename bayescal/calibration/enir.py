@@ -424,6 +424,10 @@ class ENIRCalibrator(BinaryCalibrator):
 
     _score_inputs = ("score", "decision")
 
+    # scores are only read (sorted into new arrays, interpolated), never
+    # written or kept
+    _copy_scores = False
+
     _parameter_constraints: dict = {
         "input": [StrOptions(set(_score_inputs))],
         "criterion": [StrOptions({"bic", "aic"})],

@@ -14,7 +14,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.isotonic import IsotonicRegression
 
-from bayescal.calibration import HistogramBinningCalibrator, IsotonicCalibrator
+from bayescal.calibration import (
+    ENIRCalibrator,
+    HistogramBinningCalibrator,
+    IsotonicCalibrator,
+)
 from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration._sort_kernel import sort_and_pool
 from bayescal.calibration.histogram import KERNEL_MIN_SCORES as HISTOGRAM_KERNEL_MIN
@@ -191,7 +195,7 @@ def test_histogram_calibrator_kernel_path_equals_numpy_path():
 
 
 def test_enir_kernel_pooling_and_interp_equal_reference_path(monkeypatch):
-    from bayescal.calibration import ENIRCalibrator, enir
+    from bayescal.calibration import enir
 
     rng = np.random.default_rng(8)
     n = KERNEL_MIN_SCORES + 2000  # pooling and predictions take the kernels
@@ -296,3 +300,19 @@ def test_histogram_negative_zero_scores_take_the_full_checks_and_fit():
     ref = HistogramBinningCalibrator().fit(s, y, sample_weight=np.ones(n))
     np.testing.assert_array_equal(cal.bin_values_, ref.bin_values_)
     np.testing.assert_array_equal(cal.predict_proba(s), ref.predict_proba(s))
+
+
+@pytest.mark.parametrize("make", [IsotonicCalibrator, HistogramBinningCalibrator, ENIRCalibrator])
+@pytest.mark.parametrize("n", [300, KERNEL_MIN_SCORES + 11])
+def test_calibrators_checking_scores_without_a_copy_neither_write_nor_keep_them(make, n):
+    rng = np.random.default_rng(9)
+    s = rng.uniform(size=n)
+    s[::7] = np.round(s[::7], 2)  # ties
+    y = (rng.uniform(size=n) < s).astype(np.int64)
+    before = s.copy()
+    cal = make().fit(s, y)
+    p = cal.predict_proba(s)
+    np.testing.assert_array_equal(s, before)
+    for value in [*vars(cal).values(), p]:
+        for array in value if isinstance(value, tuple) else (value,):
+            assert not (isinstance(array, np.ndarray) and np.shares_memory(array, s))
