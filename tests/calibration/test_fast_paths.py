@@ -316,3 +316,15 @@ def test_calibrators_checking_scores_without_a_copy_neither_write_nor_keep_them(
     for value in [*vars(cal).values(), p]:
         for array in value if isinstance(value, tuple) else (value,):
             assert not (isinstance(array, np.ndarray) and np.shares_memory(array, s))
+
+
+@pytest.mark.parametrize("make", [IsotonicCalibrator, HistogramBinningCalibrator, ENIRCalibrator])
+def test_strided_scores_checked_without_a_copy_give_the_contiguous_answer(make):
+    # a float64 view now reaches the kernels as it is (no contiguous copy)
+    rng = np.random.default_rng(10)
+    n = 2 * KERNEL_MIN_SCORES + 6
+    s = rng.uniform(size=n)[::2]
+    y = (rng.uniform(size=n) < 0.5).astype(np.int64)[::2]
+    q = rng.uniform(size=n)[::2]
+    strided = make().fit(s, y).predict_proba(q)
+    np.testing.assert_array_equal(strided, make().fit(s.copy(), y.copy()).predict_proba(q.copy()))
