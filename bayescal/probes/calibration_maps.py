@@ -501,8 +501,13 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
     in a narrow range ``c`` is pinned only in combination with ``a - b``,
     ``c ~ c_0 + 0.69 (a - b)`` near ``s = 0.5``: a curved ridge on the
     sampler's ``(c, log a, log b)`` that no mass matrix straightens (R-hat
-    1.6, bulk ESS 3 on 300 scores in [0.495, 0.506]); ``c_0`` is identified
-    on its own. ``intercept`` in ``idata_`` is ``c``.
+    1.08-1.65, bulk ESS 3-22 on 300 scores in [0.495, 0.506]); ``c_0`` is
+    identified on its own. ``intercept`` in ``idata_`` is ``c``.
+    ``benchmarks/beta_map_mixing.py`` (25 fits: that set, synthetic and
+    GaussianNB scores, n = 300 and 2000, seeds 0-5) measured min bulk ESS
+    22-435, R-hat up to 1.090 and divergences in 5 fits before; 256-1259,
+    R-hat up to 1.019 (above 1.01 in 4 fits) and none with the centring and
+    ``target_accept=0.95``.
 
     References
     ----------
