@@ -2,7 +2,8 @@
 
 Run: ``python benchmarks/parallel.py`` (the quick-start, ``models/quickstart.toml``),
 ``python benchmarks/parallel.py --spec benchmarks/thesis_small.toml`` (needs
-``BAYESCAL_DATA``), ``--warmup-only`` for the warm-up figures alone.
+``BAYESCAL_DATA``), ``--warmup-only`` for the warm-up figures alone
+(``--warmup-classifiers blr,gpc`` to time the first tasks of some classifiers only).
 
 Two measurements, each in fresh processes, as a person running a study meets them:
 
@@ -51,9 +52,11 @@ t1 = time.process_time()
 _init_worker(spec, datasets)
 imports += time.process_time() - t1
 queue = task_queue(spec, _tasks(spec, StoreLayout.from_spec(spec), splits, set()), datasets)
+only = set(sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else None
 firsts = {}
 for item in queue.drain():
-    firsts.setdefault(item.task.classifier, item)
+    if only is None or spec.classifiers[item.task.classifier].name in only:
+        firsts.setdefault(item.task.classifier, item)
 print(f"imports {imports:.3f}")
 for item in firsts.values():
     runs = []
@@ -71,9 +74,12 @@ def _env() -> dict[str, str]:
     return env
 
 
-def warmup(spec_path: str) -> tuple[float, list[tuple[str, float, float]]]:
-    """(import CPU-s, [(classifier, first task CPU-s, same task again CPU-s)]) in a fresh process."""
-    out = subprocess.run([sys.executable, "-c", _WARMUP_CHILD, spec_path], env=_env(),
+def warmup(spec_path: str, only: str = "") -> tuple[float, list[tuple[str, float, float]]]:
+    """(import CPU-s, [(classifier, first task CPU-s, same task again CPU-s)]) in a fresh process.
+
+    ``only``: comma-separated classifier names (default: every classifier).
+    """
+    out = subprocess.run([sys.executable, "-c", _WARMUP_CHILD, spec_path, only], env=_env(),
                          check=True, capture_output=True, text=True).stdout
     imports, tasks = 0.0, []
     for line in out.splitlines():
@@ -124,9 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", default=str(ROOT / "models" / "quickstart.toml"))
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--warmup-only", action="store_true")
+    parser.add_argument("--warmup-classifiers", default="",
+                        help="comma-separated classifiers whose first task the warm-up "
+                             "measures (default: all)")
     args = parser.parse_args(argv)
 
-    imports, tasks = warmup(args.spec)
+    imports, tasks = warmup(args.spec, args.warmup_classifiers)
     extra = sum(first - again for _, first, again in tasks)
     print(f"warm-up of a fresh worker ({Path(args.spec).name}): imports {imports:.2f} CPU-s; "
           f"first task of each classifier (CPU-s, first / again): "
