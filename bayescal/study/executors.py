@@ -177,10 +177,13 @@ def local_processes(n_jobs: int | None) -> Iterator[Executor]:
     only. Workers start with one BLAS/OpenMP thread
     (:data:`SINGLE_THREAD_ENV`; the calling process limits its own for the
     run) and keep their imports and compiled models between tasks. Tasks are
-    handed out one at a time (one waiting beyond each busy worker process),
-    always the largest left (:class:`~bayescal.study.schedule.TaskQueue`,
-    re-priced by the measured seconds of finished tasks), to whichever
-    worker is free. The pool's workers are killed, and the calling process's
+    handed out one at a time, when a worker is free (none waits in a busy
+    worker's pipe), always the largest left
+    (:class:`~bayescal.study.schedule.TaskQueue`, re-priced by the measured
+    seconds of finished tasks). A cell computed in this process measures its
+    ``cell_cpu_seconds`` with the process's clock, so it also counts what
+    the calling thread spends writing other cells meanwhile (a few per cent).
+    The pool's workers are killed, and the calling process's
     thread takes no new task, if the run is interrupted.
     """
     pools: list[Any] = []
@@ -219,7 +222,10 @@ def local_processes(n_jobs: int | None) -> Iterator[Executor]:
                 running[future] = item
                 future.add_done_callback(lambda f: events.put(("pool", f, None)))
 
-            for _ in range(workers):  # each worker process busy, and one task waiting
+            # one task per worker process, the next handed out when it finishes: a task
+            # waiting in a busy process's pipe could not go to this process's thread,
+            # which would then run out of work before the processes do (the tail)
+            for _ in range(workers - 1):
                 submit()
             local_running = True
             while local_running or running:
