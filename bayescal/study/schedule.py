@@ -58,12 +58,15 @@ __all__ = ["FIT_COST", "PROBE_WARMUP_SECONDS", "WORKER_WARMUP_SECONDS", "QueuedT
            "expected_makespan", "fit_cost", "scenario_fits", "worker_warmup"]
 
 #: CPU seconds a fresh worker process spends on imports and first
-#: compilations (scikit-learn, bayescal, numba caches) before it pays off.
+#: compilations (scikit-learn, bayescal, numba caches) before it pays off
+#: (measured, ``benchmarks/parallel.py``: imports 1.7, numba kernels loaded
+#: from the disk cache 0.45, on a loaded machine; rounded up for the process
+#: start and the data it receives).
 WORKER_WARMUP_SECONDS = 5.0
 #: Extra start-up of a worker when the study uses bayescal's probes: PyMC's
 #: import and the first PyTensor compilation of each model, paid again in
-#: every new process (measured: the quick-start's two workers spent 22 s of
-#: CPU each on 17 s of one-process work).
+#: every new process (measured: BLR Laplace 1.5 CPU-s on the quick-start,
+#: BLR NUTS 11 CPU-s on ``benchmarks/thesis_small.toml``).
 PROBE_WARMUP_SECONDS = 10.0
 
 #: The share of rows a bootstrap sample leaves out (``(1 - 1/n)^n -> 1/e``).
