@@ -6,6 +6,10 @@ Algorithm 3.5), the EP approximation to the log marginal likelihood (their
 Eq. 3.65) and its gradient with respect to the kernel hyper-parameters
 (Eq. 5.27), predictions (Algorithm 3.6, Eq. 3.82 with the probit likelihood)
 and the type-II maximum a posteriori fit of the hyper-parameters by L-BFGS.
+The default site schedule is parallel: all sites at once from the current
+marginals, one Cholesky and one triangular inverse per sweep, damped and
+Anderson-accelerated (Walker & Ni 2011), so that a fit at n = 2000 costs a few
+dozen ``O(n^3 / 3)`` factorisations (see :func:`run_ep`).
 
 Written by hand: scikit-learn's ``GaussianProcessClassifier`` offers only the
 Laplace approximation, and no maintained NumPy/SciPy library exposes EP for
