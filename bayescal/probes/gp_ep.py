@@ -6,6 +6,10 @@ Algorithm 3.5), the EP approximation to the log marginal likelihood (their
 Eq. 3.65) and its gradient with respect to the kernel hyper-parameters
 (Eq. 5.27), predictions (Algorithm 3.6, Eq. 3.82 with the probit likelihood)
 and the type-II maximum a posteriori fit of the hyper-parameters by L-BFGS.
+The default site schedule is parallel: all sites at once from the current
+marginals, one Cholesky and one triangular inverse per sweep, damped and
+Anderson-accelerated (Walker & Ni 2011), so that a fit at n = 2000 costs a few
+dozen ``O(n^3 / 3)`` factorisations (see :func:`run_ep`).
 
 Written by hand: scikit-learn's ``GaussianProcessClassifier`` offers only the
 Laplace approximation, and no maintained NumPy/SciPy library exposes EP for
@@ -77,7 +81,7 @@ def _kernel_gradient_traces(X: np.ndarray, K: np.ndarray, R: np.ndarray,
     row = W.sum(1)
     ls2 = np.exp(2.0 * theta[:-1])
     # sum_ij W_ij (x_id - x_jd)^2 = 2 sum_i row_i x_id^2 - 2 x_d' W x_d
-    quad = 2.0 * (row @ (X * X)) - 2.0 * np.einsum("id,ij,jd->d", X, W, X)
+    quad = 2.0 * (row @ (X * X)) - 2.0 * np.einsum("id,id->d", X, W @ X)
     grad = np.empty(theta.size)
     grad[:-1] = 0.5 * quad / ls2
     grad[-1] = W.sum()  # dK/dlog sigma_f = 2K
@@ -133,8 +137,9 @@ class EPResult:
         EP approximation ``log Z_EP`` (Rasmussen & Williams Eq. 3.65).
     n_sweeps : int
     converged : bool
-    B_inverse : ndarray or None
-        ``B^{-1}`` when it was formed (reused by the gradient).
+    L_inverse : ndarray of shape (n, n) or None
+        ``L^{-1}`` when it was formed (the marginal variances and, through
+        :meth:`B_inverse`, the gradient use it).
     """
 
     tau: np.ndarray
@@ -145,7 +150,16 @@ class EPResult:
     log_marginal_likelihood: float
     n_sweeps: int
     converged: bool
-    B_inverse: np.ndarray | None = None
+    L_inverse: np.ndarray | None = None
+
+    def B_inverse(self) -> np.ndarray:
+        """``B^{-1} = L^{-T} L^{-1}`` (LAPACK ``lauum`` on ``L^{-1}``, else ``potri`` on ``L``)."""
+        if self.L_inverse is None:
+            return _inverse_from_cholesky(self.L)
+        inv, info = lapack.dlauum(self.L_inverse, lower=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"dlauum failed with info={info}")
+        return _symmetric_from_lower(inv)
 
     @property
     def sqrt_tau(self) -> np.ndarray:
@@ -157,32 +171,53 @@ class EPResult:
         return self.nu - sw * cho_solve((self.L, True), sw * (K @ self.nu), check_finite=False)
 
 
-#: Use the ``B^{-1}`` form of the marginal variances when every ``tau_i K_ii`` exceeds this.
+#: Sites with ``tau_i K_ii`` at most this get their marginal variance from
+#: ``L^{-1}`` times a kernel column instead of the ``1 - (B^{-1})_ii`` form,
+#: which loses precision as ``tau_i -> 0`` (and is undefined at ``tau_i = 0``).
 FAST_VARIANCE_FLOOR = 1e-6
 
 
 def _posterior(K: np.ndarray, tau: np.ndarray, nu: np.ndarray):
-    """Cholesky of B, posterior mean and marginal variances (Alg. 3.5, lines 14-16).
+    """Cholesky of B, its inverse factor, posterior mean and marginal variances.
 
-    ``Sigma = K - K S^{1/2} B^{-1} S^{1/2} K``. When all sites are informative
-    (``tau_i K_ii > FAST_VARIANCE_FLOOR``) the variances are read off
-    ``diag(Sigma) = (1 - diag(B^{-1})) / tau`` (LAPACK ``potri``, about two
-    thirds of the flops of the triangular solve ``V = L^{-1} S^{1/2} K``);
-    ``B^{-1}`` is returned for reuse by the gradient. Otherwise ``V`` is formed.
+    R&W Algorithm 3.5, lines 14-16, with ``B = I + S^{1/2} K S^{1/2}`` and
+    ``Sigma = K - K S^{1/2} B^{-1} S^{1/2} K``. One Cholesky ``B = L L'`` and
+    one triangular inverse ``L^{-1}`` (LAPACK ``potrf`` + ``trtri``, about
+    ``n^3 / 3`` flops each) per call. Since ``B^{-1} = I - S^{1/2} Sigma
+    S^{1/2}``, the marginal variances are ``Sigma_ii = (1 - (B^{-1})_ii) /
+    tau_i`` with ``(B^{-1})_ii`` the squared norm of column ``i`` of
+    ``L^{-1}`` (``O(n^2)``); the full ``B^{-1}`` (``potri``, another ``2 n^3 /
+    3``) and the solve ``V = L^{-1} S^{1/2} K`` (``n^3``) of the textbook are
+    not formed. Sites with ``tau_i K_ii <= FAST_VARIANCE_FLOOR`` use
+    ``Sigma_ii = K_ii - |L^{-1} S^{1/2} k_i|^2`` for their columns only.
+
+    Returns
+    -------
+    L, L_inverse : ndarray of shape (n, n)
+        Lower Cholesky factor of ``B`` and its inverse (upper triangles zero).
+    mean, var : ndarray of shape (n,)
     """
+    n = K.shape[0]
     sw = np.sqrt(tau)
-    B = np.eye(K.shape[0]) + sw[:, None] * K * sw[None, :]
-    L = cholesky(B, lower=True, check_finite=False)
+    B = sw[:, None] * K * sw[None, :]
+    B[np.diag_indices(n)] += 1.0
+    L = cholesky(B, lower=True, overwrite_a=True, check_finite=False)
+    L_inv, info = lapack.dtrtri(L, lower=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dtrtri failed with info={info}")
     Knu = K @ nu
-    if np.min(tau * np.diag(K)) > FAST_VARIANCE_FLOOR:
-        Binv = _inverse_from_cholesky(L)
-        var = (1.0 - np.diag(Binv)) / tau
-        mean = Knu - K @ (sw * (Binv @ (sw * Knu)))
-        return L, mean, var, Binv
-    V = solve_triangular(L, sw[:, None] * K, lower=True, check_finite=False)
-    var = np.diag(K) - np.einsum("ij,ij->j", V, V)
-    mean = Knu - V.T @ (V @ nu)
-    return L, mean, var, None
+    mean = Knu - K @ (sw * (L_inv.T @ (L_inv @ (sw * Knu))))
+    k_diag = np.diag(K)
+    binv_diag = np.einsum("ij,ij->j", L_inv, L_inv)
+    weak = tau * k_diag <= FAST_VARIANCE_FLOOR
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = np.where(weak, 0.0, (1.0 - binv_diag) / tau)
+    if weak.any():
+        cols = np.flatnonzero(weak)
+        rows = np.flatnonzero(tau > 0.0)
+        V = L_inv[:, rows] @ (sw[rows, None] * K[np.ix_(rows, cols)])
+        var[cols] = k_diag[cols] - np.einsum("ij,ij->j", V, V)
+    return L, L_inv, mean, var
 
 
 def _log_Z_ep(L: np.ndarray, tau: np.ndarray, nu: np.ndarray, mean: np.ndarray,
@@ -202,10 +237,16 @@ def _log_Z_ep(L: np.ndarray, tau: np.ndarray, nu: np.ndarray, mean: np.ndarray,
     )
 
 
-#: Parallel sweeps tried before falling back to sequential (Algorithm 3.5) sweeps.
+#: Parallel sweeps tried before falling back to sequential (Algorithm 3.5) sweeps
+#: (a warm-started run first retries this many from zero sites).
 PARALLEL_PATIENCE = 60
 #: Default step of the damped parallel site update (see :func:`run_ep`).
 DEFAULT_DAMPING = 0.8
+#: Default depth of the Anderson acceleration of parallel EP (see :func:`run_ep`).
+ANDERSON_DEPTH = 5
+#: Anderson's history is dropped (and the step halved) when the site change grows
+#: by more than this factor from one sweep to the next.
+ANDERSON_RESET_GROWTH = 2.0
 
 
 def run_ep(
@@ -217,6 +258,7 @@ def run_ep(
     max_sweeps: int = 200,
     tol: float = 1e-5,
     init: tuple[np.ndarray, np.ndarray] | None = None,
+    anderson: int = ANDERSON_DEPTH,
 ) -> EPResult:
     """Expectation propagation for the probit GP classifier.
 
@@ -231,19 +273,18 @@ def run_ep(
         updated one at a time with rank-one updates of Sigma, ``O(n^2)`` each,
         Sigma recomputed from a Cholesky factor after every sweep).
         ``"parallel"``: all sites updated at once from the current marginals
-        (the same site update, Eq. 3.59), then one Cholesky per sweep; the step
-        is damped by ``damping`` and halved whenever the largest site change
-        grows; after ``PARALLEL_PATIENCE`` sweeps without convergence it falls
-        back to sequential sweeps (parallel EP can oscillate for large
-        amplitudes). Both iterate to the same EP fixed point; the parallel form
-        is much faster in NumPy for n in the hundreds or more.
+        (the same site update, Eq. 3.59), then one Cholesky (and one
+        triangular inverse) per sweep, the step damped by ``damping`` and
+        Anderson-accelerated (``anderson``). A warm-started run that has not
+        converged after ``PARALLEL_PATIENCE`` sweeps restarts once from zero
+        sites; after ``PARALLEL_PATIENCE`` more it falls back to sequential
+        sweeps. Both modes iterate to the same EP fixed point; the parallel
+        form is much faster in NumPy for n in the hundreds or more.
     damping : float, default=0.8
         Step size of the parallel site update in (0, 1] after the first
-        (undamped) sweep. Undamped parallel EP falls into a period-two
-        oscillation once the amplitude is large (measured: amplitude 7.4, n =
-        250, the site change stalls at 0.14 for 30 sweeps); 0.8 converged to
-        ``tol = 1e-4`` in 10-20 sweeps from zero sites on the same problems,
-        0.5 in 19-27.
+        (undamped) sweep of a cold start. Undamped parallel EP falls into a
+        period-two oscillation once the amplitude is large (measured:
+        amplitude 7.4, n = 250, the site change stalls at 0.14 for 30 sweeps).
     max_sweeps : int, default=200
         Most sweeps over the sites.
     tol : float, default=1e-5
@@ -251,24 +292,54 @@ def run_ep(
         ``tilde nu``) by more than ``tol``.
     init : (tau, nu), optional
         Starting site parameters (warm start); zeros by default.
+    anderson : int, default=5
+        Depth ``m`` of the Anderson acceleration of the parallel sweeps (0:
+        plain damped sweeps). With ``x = (tilde tau, tilde nu)``, ``G`` one
+        parallel sweep and ``f_k = G(x_k) - x_k``, the next sites are
+        ``x_k + beta f_k - (Delta X + beta Delta F) gamma`` with ``gamma``
+        the least-squares fit of ``f_k`` by the last ``m`` differences
+        ``Delta F`` of ``f`` (Walker & Ni 2011, Eq. 2.1-2.2 with damping
+        ``beta``). A step that would make a precision negative falls back to
+        the plain damped step; a change that grows by more than
+        ``ANDERSON_RESET_GROWTH`` drops the history and halves ``beta`` (plain
+        sweeps halve it on any growth). The
+        fixed point and the stopping rule are those of plain EP; the sweeps
+        are fewer (measured, n = 1000, thesis data, ``tol = 1e-4``: 30 -> 13
+        from zero sites, 10-25 -> 6-10 warm-started).
 
     Returns
     -------
     EPResult
+
+    References
+    ----------
+    Walker, H. F. & Ni, P. (2011). Anderson acceleration for fixed-point
+    iterations. SIAM J. Numer. Anal. 49(4), 1715-1735.
     """
     n = K.shape[0]
     if init is None:
         tau, nu = np.zeros(n), np.zeros(n)
     else:
         tau, nu = init[0].copy(), init[1].copy()
-    L, mean, var, Binv = _posterior(K, tau, nu)
+    cold = init is None
+    L, L_inv, mean, var = _posterior(K, tau, nu)
     converged = False
     previous_change = np.inf
     step = float(damping)
+    history_x: list[np.ndarray] = []
+    history_f: list[np.ndarray] = []
+    patience = PARALLEL_PATIENCE
+    growth_limit = ANDERSON_RESET_GROWTH if anderson > 0 else 1.0
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):  # noqa: B007 (used after the loop)
-        if mode == "parallel" and sweeps > PARALLEL_PATIENCE:
-            mode = "sequential"  # parallel updates oscillate here: fall back to Alg. 3.5
+        if mode == "parallel" and sweeps > patience:
+            if not cold:  # a warm start far from this fixed point: retry from zero sites
+                tau, nu, cold = np.zeros(n), np.zeros(n), True
+                L, L_inv, mean, var = _posterior(K, tau, nu)
+                previous_change, step, patience = np.inf, float(damping), 2 * PARALLEL_PATIENCE
+                history_x, history_f = [], []
+            else:
+                mode = "sequential"  # parallel updates oscillate here: fall back to Alg. 3.5
         if mode == "sequential":
             tau_new, nu_new = _sequential_sweep(K, y, tau, nu)
         else:
@@ -280,7 +351,7 @@ def run_ep(
         change = max(np.max(np.abs(tau_new - tau)), np.max(np.abs(nu_new - nu)))
         if mode == "sequential":
             tau, nu = tau_new, nu_new
-            L, mean, var, Binv = _posterior(K, tau, nu)
+            L, L_inv, mean, var = _posterior(K, tau, nu)
             if change < tol:
                 converged = True
                 break
@@ -288,15 +359,42 @@ def run_ep(
         if change < tol:
             converged = True  # the current sites are a fixed point; keep them
             break
-        if change > previous_change and change > 1e-6:  # growth, not rounding noise
-            step = max(0.5 * step, 0.05)
+        if change > growth_limit * previous_change and change > 1e-6:
+            step = max(0.5 * step, 0.05)  # growth, not rounding noise
+            history_x, history_f = [], []
         previous_change = change
         this_step = 1.0 if (sweeps == 1 and init is None) else step
-        tau = (1.0 - this_step) * tau + this_step * tau_new
-        nu = (1.0 - this_step) * nu + this_step * nu_new
-        L, mean, var, Binv = _posterior(K, tau, nu)
+        tau, nu = _next_sites(tau, nu, tau_new, nu_new, this_step, anderson,
+                              history_x, history_f)
+        L, L_inv, mean, var = _posterior(K, tau, nu)
     log_Z = _log_Z_ep(L, tau, nu, mean, var, y)
-    return EPResult(tau, nu, L, mean, var, float(log_Z), sweeps, converged, Binv)
+    return EPResult(tau, nu, L, mean, var, float(log_Z), sweeps, converged, L_inv)
+
+
+def _next_sites(tau, nu, tau_new, nu_new, step, depth, history_x, history_f):
+    """Damped, Anderson-accelerated parallel site update (see :func:`run_ep`).
+
+    ``history_x`` / ``history_f`` (lists, updated in place) hold the last
+    ``depth + 1`` site vectors and their residuals ``G(x) - x``.
+    """
+    n = tau.size
+    x = np.concatenate([tau, nu])
+    f = np.concatenate([tau_new, nu_new]) - x
+    damped = x + step * f
+    if depth > 0:
+        history_x.append(x)
+        history_f.append(f)
+        del history_x[: -(depth + 1)], history_f[: -(depth + 1)]
+    if len(history_x) > 1:
+        dX = np.diff(np.array(history_x), axis=0).T
+        dF = np.diff(np.array(history_f), axis=0).T
+        gamma = np.linalg.lstsq(dF, f, rcond=1e-10)[0]
+        accelerated = damped - (dX + step * dF) @ gamma
+        if np.all(accelerated[:n] >= 0.0) and np.all(np.isfinite(accelerated)):
+            return accelerated[:n], accelerated[n:]
+        history_x.clear()  # the extrapolation left the valid sites: restart the history
+        history_f.clear()
+    return damped[:n], damped[n:]
 
 
 def _sequential_sweep(K, y, tau, nu):
@@ -334,8 +432,15 @@ def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
     inv, info = lapack.dpotri(L, lower=1)
     if info != 0:
         raise np.linalg.LinAlgError(f"dpotri failed with info={info}")
-    inv = np.tril(inv)
-    return inv + np.tril(inv, -1).T
+    return _symmetric_from_lower(inv)
+
+
+def _symmetric_from_lower(A: np.ndarray) -> np.ndarray:
+    """The symmetric matrix whose lower triangle is that of ``A``."""
+    S = np.tril(A)
+    S += S.T
+    S[np.diag_indices(S.shape[0])] *= 0.5  # exact: x + x = 2x in floating point
+    return S
 
 
 def ep_log_marginal_likelihood_gradient(
@@ -358,7 +463,7 @@ def ep_log_marginal_likelihood_gradient(
     K = rbf_kernel(X, X, theta) if K is None else K
     sw = result.sqrt_tau
     b = result.weights(K)
-    Binv = result.B_inverse if result.B_inverse is not None else _inverse_from_cholesky(result.L)
+    Binv = result.B_inverse()
     R = np.outer(b, b) - sw[:, None] * Binv * sw[None, :]
     return _kernel_gradient_traces(X, K, R, theta)
 
@@ -459,8 +564,11 @@ def fit_ep_hyperparameters(
     """Type-II MAP hyper-parameters: maximise ``log Z_EP(theta) + log p(theta)``.
 
     L-BFGS-B (SciPy) on the EP log marginal likelihood (Eq. 3.65) plus the
-    log hyper-prior, with the gradient of Eq. (5.27). EP is warm-started from
-    the previous evaluation's sites.
+    log hyper-prior, with the gradient of Eq. (5.27), divided by the number of
+    rows (so that L-BFGS-B's first, gradient-sized trial step stays near
+    ``theta0`` at any n; the gradient tolerance is scaled alike). EP is
+    warm-started from the sites of the best converged evaluation so far, and
+    the optimiser's final point reuses its last evaluation.
 
     Parameters
     ----------
@@ -497,14 +605,16 @@ def fit_ep_hyperparameters(
     def contract(grad_full: np.ndarray) -> np.ndarray:
         return grad_full if ard else np.array([grad_full[:-1].sum(), grad_full[-1]])
 
-    state: dict[str, object] = {"init": None, "n": 0}
+    state: dict[str, object] = {"init": None, "n": 0, "best": -np.inf, "last": None}
 
     def evaluate(theta: np.ndarray) -> tuple[float, np.ndarray, EPResult, np.ndarray]:
+        last = state["last"]
+        if last is not None and np.array_equal(last[0], theta):
+            return last[1]  # L-BFGS-B ends on the point it evaluated last: no second EP run
         full = expand(theta)
         K = rbf_kernel(X, X, full)
         res = run_ep(K, y, mode=mode, damping=damping, max_sweeps=max_sweeps, tol=tol,
                      init=state["init"])
-        state["init"] = (res.tau, res.nu)
         state["n"] = int(state["n"]) + 1
         value = res.log_marginal_likelihood
         grad = contract(ep_log_marginal_likelihood_gradient(X, full, res, K))
@@ -512,13 +622,25 @@ def fit_ep_hyperparameters(
             pv, pg = prior.logpdf(theta)
             value += pv
             grad = grad + pg
+        if res.converged and value >= float(state["best"]):
+            # warm-start the next EP run from the best point so far, not from a rejected
+            # line-search trial (whose sites may be far from every later fixed point)
+            state["init"], state["best"] = (res.tau, res.nu), value
+        state["last"] = (theta.copy(), (value, grad, res, K))
         return value, grad, res, K
+
+    # Per-row objective: with every variable boxed, L-BFGS-B's first trial point is
+    # theta0 minus the whole gradient (clipped to the box); the gradient of the sum over
+    # rows grows with n and sent the first trial to the corner of the box (length-scale
+    # 0.01, amplitude 100 at n = 2000), whose EP run and the next ones warm-started from
+    # it cost most of the fit. gtol is scaled alike, so the stopping rule is unchanged.
+    scale = 1.0 / max(X.shape[0], 1)
 
     def objective(theta_free: np.ndarray) -> tuple[float, np.ndarray]:
         theta = theta0.copy()
         theta[free] = theta_free
         value, grad, _, _ = evaluate(theta)
-        return -value, -grad[free]
+        return -value * scale, -grad[free] * scale
 
     success, message = True, "not optimised"
     theta = theta0.copy()
@@ -528,7 +650,7 @@ def fit_ep_hyperparameters(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             opt = minimize(objective, theta0[free], jac=True, method="L-BFGS-B", bounds=bounds,
-                           options={"maxiter": max_iter, "gtol": 1e-4})
+                           options={"maxiter": max_iter, "gtol": 1e-4 * scale})
         theta[free] = opt.x
         success, message = bool(opt.success), str(opt.message)
     value, _, res, K = evaluate(theta)

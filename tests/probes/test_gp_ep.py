@@ -182,3 +182,147 @@ def test_ep_marginals_are_valid_and_shrink_the_prior(seed, log_ls, log_amp):
     assert np.all(res.var > 0) and np.all(res.var <= np.diag(K) + 1e-9)
     # the latent mean takes the side of the label at least as often as not
     assert np.mean(np.sign(res.mean) == y) >= 0.5
+
+
+# ----------------------------------------------------------------------------- fast paths
+
+
+def _reference_ep(K, y, tol=1e-12, max_sweeps=500):
+    """R&W Algorithm 3.5 written out with dense inverses: the oracle of the fast paths."""
+    n = y.size
+    tau, nu = np.zeros(n), np.zeros(n)
+    Sigma, mu = K.copy(), np.zeros(n)
+    for _ in range(max_sweeps):
+        old = np.concatenate([tau, nu])
+        for i in range(n):
+            tau_c = 1.0 / Sigma[i, i] - tau[i]
+            nu_c = mu[i] / Sigma[i, i] - nu[i]
+            m, v = nu_c / tau_c, 1.0 / tau_c
+            z = y[i] * m / np.sqrt(1.0 + v)
+            ratio = norm.pdf(z) / norm.cdf(z)
+            mu_hat = m + y[i] * v * ratio / np.sqrt(1.0 + v)
+            var_hat = v - v**2 * ratio / (1.0 + v) * (z + ratio)
+            delta = max(1.0 / var_hat - tau_c - tau[i], -tau[i])
+            tau[i] += delta
+            nu[i] = mu_hat / var_hat - nu_c
+            s = Sigma[:, i].copy()
+            Sigma -= delta / (1.0 + delta * s[i]) * np.outer(s, s)
+            mu = Sigma @ nu
+        sw = np.sqrt(tau)
+        Sigma = K - K @ np.diag(sw) @ inv(np.eye(n) + np.outer(sw, sw) * K) @ np.diag(sw) @ K
+        mu = Sigma @ nu
+        if np.max(np.abs(np.concatenate([tau, nu]) - old)) < tol:
+            return tau, nu, mu, np.diag(Sigma)
+    raise AssertionError("reference EP did not converge")
+
+
+@pytest.mark.parametrize(("seed", "theta"), [(0, [0.0, 0.3, 0.5]), (1, [-0.7, 0.2, 2.0]),
+                                             (2, [0.5, 0.5, -1.5])])
+@pytest.mark.parametrize("anderson", [0, 5])
+def test_parallel_ep_reaches_the_reference_fixed_point(seed, theta, anderson):
+    X, y = _problem(n=40, seed=seed)
+    K = rbf_kernel(X, X, np.array(theta))
+    tau, nu, mu, var = _reference_ep(K, y)
+    res = run_ep(K, y, tol=1e-11, anderson=anderson, max_sweeps=1000)
+    assert res.converged
+    np.testing.assert_allclose(res.tau, tau, atol=1e-8)
+    np.testing.assert_allclose(res.nu, nu, atol=1e-8)
+    np.testing.assert_allclose(res.mean, mu, atol=1e-8)
+    np.testing.assert_allclose(res.var, var, rtol=1e-8)
+    seq = run_ep(K, y, mode="sequential", tol=1e-11)
+    assert res.log_marginal_likelihood == pytest.approx(seq.log_marginal_likelihood, abs=1e-9)
+
+
+def test_anderson_needs_fewer_sweeps_than_plain_damping():
+    X, y = _problem(n=120, seed=7)
+    K = rbf_kernel(X, X, np.array([0.0, 0.0, 1.0]))
+    plain = run_ep(K, y, tol=1e-8, anderson=0)
+    fast = run_ep(K, y, tol=1e-8)
+    assert plain.converged and fast.converged
+    assert fast.n_sweeps < plain.n_sweeps
+    np.testing.assert_allclose(fast.tau, plain.tau, atol=1e-6)
+
+
+def test_posterior_with_zero_and_tiny_sites_matches_dense_formula():
+    from bayescal.probes.gp_ep import _posterior
+
+    X, y = _problem(n=30, seed=8)
+    K = rbf_kernel(X, X, np.array([0.1, 0.2, 0.3]))
+    rng = np.random.default_rng(0)
+    tau = rng.uniform(0.1, 2.0, 30)
+    tau[:4] = [0.0, 1e-12, 1e-8, 0.0]  # below FAST_VARIANCE_FLOOR: the column path
+    nu = rng.normal(size=30)
+    L, L_inv, mean, var = _posterior(K, tau, nu)
+    sw = np.sqrt(tau)
+    B = np.eye(30) + np.outer(sw, sw) * K
+    Sigma = K - K @ np.diag(sw) @ inv(B) @ np.diag(sw) @ K
+    np.testing.assert_allclose(var, np.diag(Sigma), rtol=1e-9)
+    np.testing.assert_allclose(mean, Sigma @ nu, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(L @ L.T, B, atol=1e-12)
+    np.testing.assert_allclose(L_inv @ L, np.eye(30), atol=1e-10)
+    res = run_ep(K, y, tol=1e-10)
+    np.testing.assert_allclose(res.B_inverse(), inv(np.eye(30) + np.outer(res.sqrt_tau,
+                                                                         res.sqrt_tau) * K),
+                               atol=1e-10)
+
+
+def test_bad_warm_start_restarts_cold_and_reaches_the_same_fixed_point(monkeypatch):
+    import bayescal.probes.gp_ep as gep
+
+    X, y = _problem(n=40, seed=9)
+    K = rbf_kernel(X, X, np.array([0.0, 0.0, 1.5]))
+    cold = run_ep(K, y, tol=1e-10)
+    monkeypatch.setattr(gep, "PARALLEL_PATIENCE", 3)  # give up on the warm start early
+    far = (np.full(40, 50.0), -60.0 * y)  # sites of a very different kernel
+    warm = run_ep(K, y, tol=1e-10, init=far, max_sweeps=500)
+    assert warm.converged and warm.n_sweeps > 3
+    np.testing.assert_allclose(warm.tau, cold.tau, atol=1e-7)
+    assert warm.log_marginal_likelihood == pytest.approx(cold.log_marginal_likelihood, abs=1e-8)
+
+
+def _reference_map(X, y, theta0, prior):
+    """Type-II MAP by Nelder-Mead on the plain (unaccelerated, cold) EP objective."""
+    from scipy.optimize import minimize as sp_minimize
+
+    def neg(theta):
+        full = np.append(np.full(X.shape[1], theta[0]), theta[-1])
+        res = run_ep(rbf_kernel(X, X, full), y, tol=1e-11, anderson=0, max_sweeps=2000)
+        return -(res.log_marginal_likelihood + prior.logpdf(theta)[0])
+
+    return sp_minimize(neg, theta0, method="Nelder-Mead",
+                       options={"xatol": 1e-7, "fatol": 1e-11, "maxiter": 4000}).x
+
+
+def test_type_ii_map_and_predictions_match_a_derivative_free_reference():
+    X, y = _problem(n=60, seed=10)
+    prior = HyperPrior()
+    theta0 = np.array([0.3, 0.0])
+    fit = fit_ep_hyperparameters(X, y, theta0, prior=prior, ard=False, tol=1e-9)
+    ref_theta = _reference_map(X, y, theta0, prior)
+    np.testing.assert_allclose(fit.theta, ref_theta, atol=2e-3)
+    Xn = np.random.default_rng(1).normal(size=(50, 2))
+    full = np.append(np.full(2, ref_theta[0]), ref_theta[-1])
+    ref = run_ep(rbf_kernel(X, X, full), y, tol=1e-11, anderson=0, max_sweeps=2000)
+    m_ref, v_ref = ep_predict_latent(X, Xn, full, ref)
+    m, v = ep_predict_latent(X, Xn, fit.theta_full, fit.result)
+    p_ref, p = norm.cdf(m_ref / np.sqrt(1 + v_ref)), norm.cdf(m / np.sqrt(1 + v))
+    np.testing.assert_allclose(p, p_ref, atol=1e-4)
+    assert fit.result.log_marginal_likelihood == pytest.approx(ref.log_marginal_likelihood,
+                                                               abs=1e-4)
+
+
+def test_first_optimiser_trial_stays_near_the_start(monkeypatch):
+    # the summed gradient grows with n: unscaled, L-BFGS-B's first trial went to the
+    # corner of the box (length-scale 0.01, amplitude 100)
+    import bayescal.probes.gp_ep as gep
+
+    X, y = _problem(n=400, seed=11)
+    seen = []
+    real = gep.rbf_kernel
+    monkeypatch.setattr(gep, "rbf_kernel", lambda a, b, t: (seen.append(t.copy()), real(a, b, t))[1])
+    theta0 = np.array([1.5, -1.0])
+    fit = fit_ep_hyperparameters(X, y, theta0, prior=HyperPrior(), ard=False)
+    assert fit.optimizer_success
+    steps = [np.max(np.abs(t[[0, -1]] - theta0)) for t in seen]
+    assert steps[0] == 0.0 and steps[1] < 1.0
+    assert fit.n_evaluations == len(seen)  # the final point reused its evaluation
