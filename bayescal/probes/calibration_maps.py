@@ -176,11 +176,14 @@ def calibration_map_model(
         F = pm.Data("F", data["F"])
         t = pm.Data("t", data["t"])
         w = pm.Data("w", data["w"])
+        centring = "centre" in data
+        if not centring:  # created first: the order of the sampler's parameter vector
+            intercept = pm.StudentT("intercept", nu=prior_df, mu=0.0, sigma=intercept_scale)
         if coef_prior == "positive":
             coef = pm.HalfStudentT("coef", nu=prior_df, sigma=prior_scale, dims="feature")
         else:
             coef = pm.StudentT("coef", nu=prior_df, mu=0.0, sigma=prior_scale, dims="feature")
-        if "centre" in data:
+        if centring:
             # sample the intercept at the feature centre, c0 = c + centre @ coef, and
             # keep the Student-t prior on c itself (a shear: unit Jacobian)
             centre = pm.Data("centre", data["centre"])
@@ -190,7 +193,6 @@ def calibration_map_model(
             pm.Potential("intercept_prior", pm.logp(prior, intercept))
             eta = centred + (F - centre) @ coef
         else:
-            intercept = pm.StudentT("intercept", nu=prior_df, mu=0.0, sigma=intercept_scale)
             eta = intercept + F @ coef
         if spline:
             B = pm.Data("B", data["B"])

@@ -386,11 +386,13 @@ def test_beta_map_centred_agrees_with_the_original_where_it_converged():
     y = rng.binomial(1, s)
     grid = np.linspace(0.01, 0.99, 25)
     means, ses = [], []
-    for cls in (_UncentredBeta, BayesianBetaCalibrator):
+    # the original as the benchmark ran it (defaults, target_accept 0.8: converged on this
+    # set), the centred map with 2 x 500 draws (R-hat within about 0.01 of 1 by chance)
+    for cal in (_UncentredBeta(target_accept=0.8, random_state=0),
+                BayesianBetaCalibrator(draws=500, tune=500, random_state=0)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PosteriorDiagnosticsWarning)
-            cal = cls(draws=500, tune=500, random_state=0).fit(s, y)
-        # 2 x 500 draws: R-hat sits within about 0.01 of 1 by chance alone
+            cal.fit(s, y)
         assert cal.diagnostics_.divergences == 0 and cal.diagnostics_.rhat_max <= 1.02
         draws = cal._proba_draws(grid)[..., 1]
         means.append(draws.mean(axis=0))
