@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
+from bayescal.calibration._fitting import fit_estimator
 from bayescal.calibration._scores import classifier_scores, score_method
 from bayescal.validation import (
     check_array_1d,
@@ -252,7 +253,7 @@ def generate_calibration_data(
     collected = 0
     while collected < n_samples:
         train, held = _draw_split(codes, n_classes, test_fraction, rng)
-        est = _round_estimator(estimator, rng).fit(X_[train], y_arr[train])
+        est = fit_estimator(_round_estimator(estimator, rng), X_[train], y_arr[train])
         scores_list.append(classifier_scores(est, X_[held], classes))
         labels.append(codes[held])
         collected += held.shape[0]
