@@ -33,6 +33,7 @@ __all__ = [
     "check_sample_weight",
     "check_targets",
     "describe_bad_values",
+    "in_unit_interval",
 ]
 
 #: Rows of a probability matrix may deviate from summing to one by this much.
@@ -66,7 +67,7 @@ def describe_bad_values(values: np.ndarray, mask: np.ndarray, limit: int = 3) ->
     return f"{count} {noun} ({shown}{more})"
 
 
-def _as_float_array(values: Any, name: str) -> np.ndarray:
+def _as_float_array(values: Any, name: str, copy: bool = True) -> np.ndarray:
     if values is None:
         raise ValueError(f"`{name}` is None; expected an array of numbers.")
     if type(values).__module__.startswith("scipy.sparse"):
@@ -90,7 +91,8 @@ def _as_float_array(values: Any, name: str) -> np.ndarray:
         raise ValueError(_complex_message(name, arr.dtype))
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"`{name}` must hold numbers; got dtype {arr.dtype}.")
-    return arr.astype(np.float64, copy=True)
+    # copy=False: an input that is already float64 comes back as it is (a view)
+    return arr.astype(np.float64, copy=copy)
 
 
 def _complex_message(name: str, dtype: Any) -> str:
@@ -122,10 +124,42 @@ def _finite_within(arr: np.ndarray, low: float | None, high: float | None) -> bo
     """
     if arr.size == 0:
         return False
+    if low == 0.0 and high == 1.0 and arr.dtype == np.float64 and in_unit_interval(arr):
+        return True
     lo, hi = arr.min(), arr.max()
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return False
     return (low is None or lo >= low) and (high is None or hi <= high)
+
+
+#: IEEE-754 bits of 1.0 read as an unsigned integer.
+_ONE_BITS = np.float64(1.0).view(np.uint64)
+
+
+def in_unit_interval(arr: np.ndarray) -> bool:
+    """True when every entry of a float64 array lies in [+0.0, 1.0]: one reduction.
+
+    Read as unsigned integers, the bits of the doubles +0.0 ... 1.0 are the
+    integers 0 ... bits(1.0) in the same order, and every other double
+    (negative, -0.0, above 1, inf, NaN) has larger bits; so one ``max`` over
+    the bits accepts exactly [+0.0, 1.0]. False is no verdict on -0.0 (a
+    valid 0): callers then run their full checks.
+
+    Parameters
+    ----------
+    arr : ndarray of float64
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> in_unit_interval(np.array([0.0, 0.5, 1.0])), in_unit_interval(np.array([0.5, np.nan]))
+    (True, False)
+    """
+    return arr.size > 0 and bool(arr.view(np.uint64).max() <= _ONE_BITS)
 
 
 def _check_not_empty(arr: np.ndarray, name: str) -> None:
@@ -238,7 +272,9 @@ def check_matrix(
     return arr
 
 
-def check_binary_scores(values: Any, name: str = "scores", *, input: str = "score") -> np.ndarray:
+def check_binary_scores(
+    values: Any, name: str = "scores", *, input: str = "score", copy: bool = True
+) -> np.ndarray:
     """Validate binary classifier scores and return them as a 1-D array.
 
     Parameters
@@ -251,6 +287,11 @@ def check_binary_scores(values: Any, name: str = "scores", *, input: str = "scor
     input : {"score", "logit", "decision"}, default="score"
         See :data:`SCORE_INPUTS`. ``"score"`` and ``"logit"``: probabilities,
         values must lie in [0, 1]; ``"decision"``: any finite real.
+    copy : bool, default=True
+        Return a copy. With ``copy=False`` a valid float64 array comes back
+        without one (the same memory, or a view of the column of an ``(n,
+        2)`` array): for callers that never write to the scores, which saves
+        a pass over large inputs. The checks are the same.
 
     Returns
     -------
@@ -259,7 +300,7 @@ def check_binary_scores(values: Any, name: str = "scores", *, input: str = "scor
     if input not in SCORE_INPUTS:
         raise ValueError(f"`input` must be one of {list(SCORE_INPUTS)!r}; got {input!r}.")
     probabilities = input != "decision"
-    arr = _as_float_array(values, name)
+    arr = _as_float_array(values, name, copy=copy)
     if arr.ndim == 2 and arr.shape[1] == 2 and probabilities:
         return check_probability_matrix(arr, name, n_classes=2)[:, 1]
     if arr.ndim == 2 and arr.shape[1] == 1:

@@ -47,6 +47,7 @@ CHILD = textwrap.dedent(
     import pymc
     import pymc.sampling.mcmc as mcmc
     from bayescal.probes.logistic import BayesianLogisticRegression
+    from bayescal.probes import calibration_maps as maps
     imported, imported_cpu = time.perf_counter() - start, time.process_time() - start_cpu
     spent = {"compile": 0.0, "sampling_start": None, "sampling_start_cpu": None}
 
@@ -66,18 +67,22 @@ CHILD = textwrap.dedent(
     nutpie.sample = timed(nutpie.sample, "sample")
     for name in ("_sample_many", "_mp_sample"):  # PyMC's loops start after compiling
         setattr(mcmc, name, timed(getattr(mcmc, name), "sample"))
-    n, d, sampler = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    n, d, sampler, kind = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
     rng = np.random.default_rng(0)
     x = rng.normal(size=(n, d))
-    y = rng.binomial(1, 1 / (1 + np.exp(-x @ rng.normal(size=d))))
+    p = 1 / (1 + np.exp(-x @ rng.normal(size=d)))
+    y = rng.binomial(1, p)
+    make = {"blr": BayesianLogisticRegression, "platt": maps.BayesianPlattCalibrator,
+            "beta": maps.BayesianBetaCalibrator, "spline": maps.BayesianSplineCalibrator}[kind]
     t, t_cpu = time.perf_counter(), time.process_time()
-    blr = BayesianLogisticRegression(draws=20, tune=20, chains=2, random_state=0,
-                                     sampler=sampler).fit(x, y)
+    est = make(draws=20, tune=20, chains=2, random_state=0, sampler=sampler)
+    est.fit(x if kind == "blr" else p, y)
     end = time.perf_counter()
     before = spent["sampling_start"] - t
     print(json.dumps({"import_s": imported, "compile_s": spent["compile"],
                       "before_s": before, "fit_s": end - t, "import_cpu_s": imported_cpu,
-                      "before_cpu_s": spent["sampling_start_cpu"] - t_cpu}))
+                      "before_cpu_s": spent["sampling_start_cpu"] - t_cpu,
+                      "compiled": est.diagnostics_.sampler}))
     """
 )
 
@@ -91,8 +96,8 @@ OPTIONS = {
 }
 
 
-def _child(n: int, d: int, sampler: str, env: dict[str, str]) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(d), sampler], env=env,
+def _child(n: int, d: int, sampler: str, kind: str, env: dict[str, str]) -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(d), sampler, kind], env=env,
                          capture_output=True, text=True, check=False, cwd=ROOT)
     if out.returncode != 0:
         raise RuntimeError(f"child process failed:\n{out.stderr[-3000:]}")
@@ -105,14 +110,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warm", action="store_true", help="use the user's caches")
     parser.add_argument("--options", default=",".join(OPTIONS),
                         help=f"comma-separated, from {sorted(OPTIONS)}")
+    parser.add_argument("--model", default="blr", choices=["blr", "platt", "beta", "spline"],
+                        help="BLR or a Bayesian calibration map (on n scores)")
+    parser.add_argument("--n", type=int, default=None, help="rows (overrides --quick)")
+    parser.add_argument("--d", type=int, default=None, help="BLR inputs (overrides --quick)")
     args = parser.parse_args(argv)
     n, d = (300, 5) if args.quick else (1000, 20)
-    print(f"BLR n={n} d={d}, 2 chains x (20 tune + 20 draws); caches: "
+    n, d = args.n or n, (args.d or d) if args.model == "blr" else 1
+    print(f"{args.model} n={n} d={d}, 2 chains x (20 tune + 20 draws); caches: "
           f"{'user' if args.warm else 'fresh temporary per option (first process cold)'}; "
           f"load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(f"{'option':<12}{'process':>8}{'import s':>10}{'nutpie compile s':>18}"
           f"{'before draws s':>16}{'first draw s':>14}{'fit s':>8}{'sampling s':>12}"
-          f"{'CPU import s':>14}{'CPU before draws s':>20}")
+          f"{'CPU import s':>14}{'CPU before draws s':>20}{'load':>6}")
     for label in args.options.split(","):
         sampler, flags = OPTIONS[label]
         with tempfile.TemporaryDirectory() as tmp:
@@ -124,12 +134,12 @@ def main(argv: list[str] | None = None) -> None:
                 parts.append(f"compiledir={Path(tmp) / 'pytensor'}")
             env["PYTENSOR_FLAGS"] = ",".join(p for p in parts if p)
             for k in (1, 2):
-                r = _child(n, d, sampler, env)
+                r = _child(n, d, sampler, args.model, env)
                 first = r["import_s"] + r["before_s"]
                 print(f"{label:<12}{k:>8}{r['import_s']:>10.2f}{r['compile_s']:>18.2f}"
                       f"{r['before_s']:>16.2f}{first:>14.2f}{r['fit_s']:>8.2f}"
                       f"{r['fit_s'] - r['before_s']:>12.2f}{r['import_cpu_s']:>14.2f}"
-                      f"{r['before_cpu_s']:>20.2f}")
+                      f"{r['before_cpu_s']:>20.2f}{os.getloadavg()[0]:>6.1f}")
                 sys.stdout.flush()
 
 

@@ -13,8 +13,11 @@ the CPU seconds of each arm: the calling process's and, for two workers, each
 worker process's (sampled with psutil while the run lasts). On a machine
 shared with other work the wall-clock ratio measures the share of the cores
 the run was given as much as the runner; the CPU figures do not: ``CPU
-speed-up`` is ``CPU(1 worker) / CPU(busiest of 2 workers + the calling
-process)``, the speed-up two otherwise idle cores would give. It also prints
+speed-up`` is ``CPU(1 worker) / max(CPU of the calling process, of the worker
+process)`` (with 2 workers the calling process computes tasks beside one
+worker process), about the speed-up two otherwise idle cores would give
+(``benchmarks/parallel.py`` measures ``bayescal run`` end to end, the calling
+process's serial parts apart). It also prints
 the study's per-scenario seconds (the cube's ``cell_seconds`` and
 ``cell_cpu_seconds`` summed per scenario, a shared fit counted once).
 
@@ -26,7 +29,8 @@ What is compared, on the same spec in the same run:
   no store, no fit sharing, one BLAS thread (as in the runner);
 * **runner, 1 worker** -- :func:`bayescal.study.run` with ``n_jobs=1``
   (dataset preparation, per-cell atomic files, consolidation, zarr cube);
-* **runner, 2 workers** -- ``n_jobs=2`` (loky processes, start-up included).
+* **runner, 2 workers** -- ``n_jobs=2`` (this process and one loky worker
+  process, its start-up included).
 
 The runner shares the base classifier's fit between scenarios that refit on
 the same training data, so it may do less work than the direct loop; its
@@ -251,13 +255,13 @@ def main(argv: list[str] | None = None) -> int:
           f"1 worker {', '.join(f'{t:.1f}' for t in times['one'])} s, 2 workers "
           f"{', '.join(f'{t:.1f}' for t in times['two'])} s)")
     best1 = min(cpu_one)
-    main2, workers2 = min(cpu_two, key=lambda c: c[0] + (c[1][0] if c[1] else 0.0))
+    main2, workers2 = min(cpu_two, key=lambda c: max(c[0], c[1][0] if c[1] else 0.0))
     print(f"CPU seconds, 1 worker:               {best1:.2f} (this process)")
     print(f"CPU seconds, 2 workers:              this process {main2:.2f}, workers "
           f"{' + '.join(f'{w:.2f}' for w in workers2)} = {main2 + sum(workers2):.2f} in all")
     if workers2:
-        print(f"CPU speed-up 2 vs 1 worker:          {best1 / (main2 + workers2[0]):.2f}x "
-              "(1-worker CPU / (busiest worker + this process); what two idle cores give)")
+        print(f"CPU speed-up 2 vs 1 worker:          {best1 / max(main2, workers2[0]):.2f}x "
+              "(1-worker CPU / max(this process, busiest worker process))")
         print(f"CPU overhead of 2 workers:           {(main2 + sum(workers2)) / best1 - 1:+.1%}")
     if times["direct"]:
         t_direct = min(times["direct"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -88,3 +89,46 @@ def test_default_dir_is_under_platformdirs_user_cache():
     from bayescal._numba_cache import default_numba_cache_dir
 
     assert default_numba_cache_dir() == Path(platformdirs.user_cache_dir("bayescal")) / "numba"
+
+
+def _first_line(tree, predicate) -> int | None:
+    lines = [node.lineno for node in ast.walk(tree) if predicate(node)]
+    return min(lines) if lines else None
+
+
+def _imports_numba(node) -> bool:
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] == "numba" for alias in node.names)
+    return isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "numba"
+
+
+def _calls_configure(node) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "configure_numba_cache")
+
+
+def _module_level_numba_cache(tree) -> bool:
+    """A module-level ``@njit(cache=True)`` / ``@numba.njit(..., cache=True)`` decorator."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and any(
+            kw.arg == "cache" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+            for kw in node.keywords
+        ):
+            return True
+    return False
+
+
+def test_every_cached_kernel_module_configures_the_cache_before_numba():
+    # Static check over the package: a module that decorates with cache=True
+    # calls configure_numba_cache() (module level) before it imports numba, so
+    # no kernel's cache lands beside the source (the installed package).
+    offenders = []
+    for path in sorted((ROOT / "bayescal").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if not _module_level_numba_cache(tree):
+            continue
+        configured = _first_line(tree, _calls_configure)
+        imported = _first_line(tree, _imports_numba)
+        if configured is None or (imported is not None and imported < configured):
+            offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == [], f"cache=True kernels without configure_numba_cache first: {offenders}"

@@ -245,3 +245,24 @@ def test_check_classification_data_encodes_labels_and_allows_nan_when_asked():
     )
     assert np.isnan(X[0, 1]) and est.n_features_in_ == 2
     assert classes.tolist() == ["no", "yes"] and codes.tolist() == [0, 1, 0]
+
+
+def test_in_unit_interval_accepts_exactly_plus_zero_to_one():
+    from bayescal.validation import in_unit_interval
+
+    ok = np.array([0.0, 5e-324, 0.5, np.nextafter(1.0, 0.0), 1.0])
+    assert in_unit_interval(ok)
+    assert in_unit_interval(ok[::2])  # strided views too
+    for bad in [-0.0, -5e-324, np.nextafter(1.0, 2.0), np.inf, -np.inf, np.nan, -np.nan]:
+        assert not in_unit_interval(np.append(ok, bad)), bad
+    assert not in_unit_interval(np.array([]))
+
+
+def test_scores_checked_without_copy_are_the_input_itself():
+    from bayescal.validation import check_binary_scores
+
+    s = np.array([0.1, 0.7, 1.0])
+    assert check_binary_scores(s, copy=False) is s
+    assert check_binary_scores(s) is not s
+    with pytest.raises(ValueError, match="`scores` must be <= 1"):
+        check_binary_scores(np.array([0.1, 1.5]), copy=False)

@@ -3,7 +3,9 @@
 The bin of a score among ``M`` equal-width, right-closed bins ``(a_m,
 a_{m+1}]`` is found by arithmetic, ``floor((s - a_0) * M / (a_M - a_0))``,
 then checked against the edges themselves and moved by one where rounding put
-it on the wrong side of an edge. The index is therefore exactly
+it on the wrong side of an edge; up to 16 bins it is instead the number of
+inner edges strictly below the score (a short loop of comparisons without
+branches, cheaper than the guess and its checks). The index is therefore exactly
 :func:`bayescal.metrics.binning.assign_bins`' (the number of inner edges
 strictly below the score) whatever the rounding of the guess, and no binary
 search or per-edge pass over the scores is needed. :func:`histogram_sums`
@@ -23,6 +25,10 @@ configure_numba_cache()  # before numba compiles: caches go to the user's cache 
 from numba import njit  # noqa: E402
 
 __all__ = ["bin_scale", "histogram_lookup", "histogram_sums"]
+
+#: Up to this many bins a score's bin is the count of inner edges below it
+#: (a fixed, branch-free loop of comparisons); beyond, the arithmetic guess.
+_COUNT_MAX_BINS = 16
 
 
 def bin_scale(edges: np.ndarray) -> float:
@@ -49,6 +55,20 @@ def _bin_of(v, edges, scale):
     return k
 
 
+@njit(cache=True, inline="always")
+def _bin_by_count(v, edges):
+    # number of inner edges strictly below v: assign_bins' index, for v in [a_0, a_M]
+    k = 0
+    for j in range(1, edges.shape[0] - 1):
+        k += v > edges[j]
+    return k
+
+
+@njit(cache=True, inline="always")
+def _bin(v, edges, scale, by_count):
+    return _bin_by_count(v, edges) if by_count else _bin_of(v, edges, scale)
+
+
 @njit(cache=True)
 def histogram_sums(scores, targets, weights, unit, edges, scale):
     """Per-bin summed weight and summed ``weight * target``.
@@ -58,10 +78,11 @@ def histogram_sums(scores, targets, weights, unit, edges, scale):
     ``np.bincount``, so the sums are the same bit for bit.
     """
     m = edges.shape[0] - 1
+    by_count = m <= _COUNT_MAX_BINS
     w_bin = np.zeros(m)
     wt_bin = np.zeros(m)
     for i in range(scores.shape[0]):
-        k = _bin_of(scores[i], edges, scale)
+        k = _bin(scores[i], edges, scale, by_count)
         if unit:
             w_bin[k] += 1.0
             wt_bin[k] += targets[i]
@@ -75,8 +96,9 @@ def histogram_sums(scores, targets, weights, unit, edges, scale):
 @njit(cache=True)
 def histogram_lookup(scores, edges, scale, values, out):
     """``out[i] = [1 - v, v]`` with ``v = values[bin of scores[i]]``; ``out`` is (n, 2)."""
+    by_count = edges.shape[0] - 1 <= _COUNT_MAX_BINS
     for i in range(scores.shape[0]):
-        v = values[_bin_of(scores[i], edges, scale)]
+        v = values[_bin(scores[i], edges, scale, by_count)]
         out[i, 0] = 1.0 - v
         out[i, 1] = v
     return out

@@ -35,7 +35,12 @@ label-0 values follow by reflection (scores negated, labels ``1 - y``):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from bayescal._numba_cache import configure_numba_cache
+
+configure_numba_cache()  # before numba compiles: caches go to the user's cache dir
+
+from numba import njit  # noqa: E402
 
 __all__ = ["venn_abers_sweep"]
 

@@ -65,6 +65,11 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {}
 
+    #: Whether validated scores are a copy of the input. A calibrator that never
+    #: writes to its scores (nor keeps them) sets False: a float64 input is
+    #: then checked without being copied (one pass less over large inputs).
+    _copy_scores: bool = True
+
     def _input_kind(self) -> str:
         return getattr(self, "input", "score")
 
@@ -73,7 +78,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
         if kind not in SCORE_INPUTS:  # a bad ``input`` set after fit
             self._validate_params()
         try:
-            return check_binary_scores(scores, "scores", input=kind)
+            return check_binary_scores(scores, "scores", input=kind, copy=self._copy_scores)
         except ValueError as exc:
             if kind == "decision" or not re.search(r"must be [<>]= [01]", str(exc)):
                 raise

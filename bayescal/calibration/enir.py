@@ -180,34 +180,44 @@ def _node_loglik(positive: np.ndarray, weight: np.ndarray, value: np.ndarray) ->
         return xlogy(positive, value) + xlogy(weight - positive, 1.0 - value)
 
 
-def _model_logliks(path: NearIsotonicPath, models: np.ndarray) -> np.ndarray:
-    """Exact Bernoulli log-likelihood of the path models ``models`` (sorted)."""
-    n_models = path.n_events + 1
-    mean = path.mean
-    static = path.slope == 0.0
-    # groups that do not move contribute a constant over their lifetime
-    const = _node_loglik(path.positive[static], path.weight[static], mean[static])
-    # (bincount sums repeated indices many times faster than np.add.at)
-    diff = np.bincount(path.birth[static], weights=const, minlength=n_models + 1)
-    diff -= np.bincount(path.death[static], weights=const, minlength=n_models + 1)
-    loglik = np.cumsum(diff)[models]
-    # moving groups: evaluate at every requested model within their lifetime
-    moving = np.flatnonzero(~static)
-    lo = np.searchsorted(models, path.birth[moving], side="left")
-    hi = np.searchsorted(models, path.death[moving], side="left")
-    counts = hi - lo
-    keep = counts > 0
-    moving, lo, counts = moving[keep], lo[keep], counts[keep]
-    if moving.size:
-        node = np.repeat(moving, counts)
-        offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        slot = np.repeat(lo, counts) + offsets
-        lam = path.event_lambda[models[slot]]
-        ll = _node_loglik(
-            path.positive[node], path.weight[node], mean[node] + path.slope[node] * lam
+class _ModelLogliks:
+    """Exact Bernoulli log-likelihoods of path models, for batches of models.
+
+    Groups that do not move (zero slope) contribute a constant over their
+    lifetime: their per-model sums are one prefix sum over the events,
+    computed once. Moving groups are evaluated at each requested model within
+    their lifetime by :func:`bayescal.calibration._neariso.moving_node_logliks`.
+    """
+
+    def __init__(self, path: NearIsotonicPath) -> None:
+        n_models = path.n_events + 1
+        static = path.slope == 0.0
+        const = _node_loglik(path.positive[static], path.weight[static], path.mean[static])
+        # (bincount sums repeated indices many times faster than np.add.at)
+        diff = np.bincount(path.birth[static], weights=const, minlength=n_models + 1)
+        diff -= np.bincount(path.death[static], weights=const, minlength=n_models + 1)
+        self._static = np.cumsum(diff)
+        self._moving = np.flatnonzero(~static)
+        self._path = path
+
+    def __call__(self, models: np.ndarray) -> np.ndarray:
+        """Log-likelihoods of the models ``models`` (sorted event indices)."""
+        from bayescal.calibration._neariso import moving_node_logliks
+
+        path = self._path
+        loglik = self._static[models]
+        loglik += moving_node_logliks(
+            self._moving,
+            path.birth,
+            path.death,
+            path.weight,
+            path.positive,
+            path.slope,
+            path.event_lambda,
+            np.ascontiguousarray(models, dtype=np.int64),
+            path.n_events + 1,
         )
-        loglik += np.bincount(slot, weights=ll, minlength=models.shape[0])
-    return loglik
+        return loglik
 
 
 def path_models(path: NearIsotonicPath) -> np.ndarray:
@@ -250,13 +260,14 @@ def ensemble_weights(
     margin = 2.0 * (_NEGLIGIBLE_LOG_WEIGHT + np.log(models.shape[0]))
     order = np.argsort(lower, kind="stable")
     pending = np.concatenate([[models.shape[0] - 1], order[order != models.shape[0] - 1]])
+    logliks = _ModelLogliks(path)
     done_idx: list[np.ndarray] = []
     done_crit: list[np.ndarray] = []
     best = np.inf
     batch = 1
     while pending.size:
         take, pending = np.sort(pending[:batch]), pending[batch:]
-        crit = -2.0 * _model_logliks(path, models[take]) + penalty_per_df * df[models[take]]
+        crit = -2.0 * logliks(models[take]) + penalty_per_df * df[models[take]]
         done_idx.append(take)
         done_crit.append(crit)
         best = min(best, float(np.min(crit)))
@@ -412,6 +423,10 @@ class ENIRCalibrator(BinaryCalibrator):
     """
 
     _score_inputs = ("score", "decision")
+
+    # scores are only read (sorted into new arrays, interpolated), never
+    # written or kept
+    _copy_scores = False
 
     _parameter_constraints: dict = {
         "input": [StrOptions(set(_score_inputs))],

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.metrics.binning import BINNING_STRATEGIES, assign_bins_compact, bin_edges
+from bayescal.validation import in_unit_interval
 
 __all__ = [
     "EMPTY_BIN_RULES",
@@ -47,7 +50,8 @@ def histogram_bin_sums(
     Parameters
     ----------
     scores, targets, weights : ndarray of shape (n,)
-        Validated samples.
+        Validated samples; ``targets`` float64 or int64 (0/1 labels, counted
+        as they are: no float copy), ``weights`` may be None when ``unit``.
     edges : ndarray of shape (M + 1,)
         Non-decreasing bin edges (:func:`bayescal.metrics.binning.bin_edges`).
     unit : bool
@@ -68,10 +72,12 @@ def histogram_bin_sums(
     if _use_kernel(scores.shape[0], "uniform" if uniform else "quantile", kernel):
         from bayescal.calibration._binning_kernel import bin_scale, histogram_sums
 
+        if targets.dtype != np.int64:
+            targets = np.ascontiguousarray(targets, dtype=np.float64)
         return histogram_sums(
             np.ascontiguousarray(scores, dtype=np.float64),
-            np.ascontiguousarray(targets, dtype=np.float64),
-            np.ascontiguousarray(weights, dtype=np.float64),
+            np.ascontiguousarray(targets),
+            np.empty(0) if unit else np.ascontiguousarray(weights, dtype=np.float64),
             bool(unit),
             edges,
             bin_scale(edges),
@@ -186,6 +192,9 @@ class HistogramBinningCalibrator(BinaryCalibrator):
 
     _score_inputs = ("score", "decision")
 
+    # scores are only read (bins, sums, look-ups), never written or kept
+    _copy_scores = False
+
     _parameter_constraints: dict = {
         "input": [StrOptions(set(_score_inputs))],
         "n_bins": [Interval(Integral, 1, None, closed="left")],
@@ -206,6 +215,71 @@ class HistogramBinningCalibrator(BinaryCalibrator):
         self.strategy = strategy
         self.empty_bin = empty_bin
 
+    def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> HistogramBinningCalibrator:
+        """Fit the bins; parameters and checks as :meth:`BinaryCalibrator.fit`.
+
+        Large float64 or int64 arrays with unit weights and uniform bins on
+        ``input="score"`` take a shorter route to the same fit: the checks by
+        reductions (no copies, no unit-weight array), then one counting pass.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,) or (n, 2)
+            Uncalibrated scores.
+        y : array-like of shape (n,)
+            0/1 labels or fractional targets in [0, 1].
+        sample_weight : array-like of shape (n,), optional
+            Non-negative weights.
+
+        Returns
+        -------
+        self
+        """
+        if sample_weight is None and self._fit_large_unit(scores, y):
+            return self
+        return super().fit(scores, y, sample_weight)
+
+    def _fit_large_unit(self, scores: Any, y: Any) -> bool:
+        """The fit for large unit-weight arrays; False where it does not apply.
+
+        Accepts exactly what :meth:`BinaryCalibrator.fit` accepts, checked in
+        the same order; anything else (other types, lengths, bad or
+        single-class targets) returns False before fitting, and the full
+        path runs and words the error.
+        """
+        if not (
+            isinstance(scores, np.ndarray)
+            and isinstance(y, np.ndarray)
+            and scores.ndim == 1
+            and scores.shape == y.shape
+            and scores.shape[0] >= KERNEL_MIN_SCORES
+            and y.dtype in (np.float64, np.int64)
+        ):
+            return False
+        self._validate_params()
+        if self.strategy != "uniform" or self._input_kind() != "score":
+            return False
+        s = self._validate_scores(scores)
+        n = y.shape[0]
+        if y.dtype == np.int64:
+            # 0/1 labels: one reduction (a negative label wraps to a huge unsigned)
+            if y.view(np.uint64).max() > 1:
+                return False
+        elif not (in_unit_interval(y) and y.min() < y.max()):
+            return False
+        # uniform edges do not read the scores (whose NaN check is done)
+        edges = bin_edges(s[:0], int(self.n_bins), "uniform")
+        w_bin, wt_bin = histogram_bin_sums(s, y, None, edges, unit=True, uniform=True, kernel=True)
+        if y.dtype == np.int64 and wt_bin.sum() in (0.0, float(n)):  # a single class
+            return False
+        # (the prior as the full path computes it: unit weights, float targets)
+        self._set_bins(
+            edges, w_bin, wt_bin, lambda: float(np.dot(np.ones(n), y.astype(np.float64)) / n)
+        )
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = 1
+        return True
+
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
         n_bins = int(self.n_bins)
         rule = self.empty_bin if isinstance(self.empty_bin, str) else float(self.empty_bin)
@@ -224,6 +298,24 @@ class HistogramBinningCalibrator(BinaryCalibrator):
         w_bin, wt_bin = histogram_bin_sums(
             scores, targets, weights, edges, unit=unit, uniform=self.strategy == "uniform"
         )
+        self._set_bins(
+            edges, w_bin, wt_bin, lambda: float(np.dot(weights, targets) / np.sum(weights))
+        )
+
+    def _set_bins(
+        self,
+        edges: np.ndarray,
+        w_bin: np.ndarray,
+        wt_bin: np.ndarray,
+        prior: Callable[[], float],
+    ) -> None:
+        """Bin values from the per-bin sums, the ``empty_bin`` rule for empty bins.
+
+        ``prior`` gives the weighted positive fraction of all the data (called
+        only for ``empty_bin="prior"`` with an empty bin).
+        """
+        n_bins = w_bin.shape[0]
+        rule = self.empty_bin if isinstance(self.empty_bin, str) else float(self.empty_bin)
         empty = w_bin <= 0
         values = np.divide(wt_bin, w_bin, out=np.zeros(n_bins), where=~empty)
         if empty.any():
@@ -231,7 +323,7 @@ class HistogramBinningCalibrator(BinaryCalibrator):
             if rule == "interpolate":
                 values[empty] = np.interp(centers[empty], centers[~empty], values[~empty])
             elif rule == "prior":
-                values[empty] = float(np.dot(weights, targets) / np.sum(weights))
+                values[empty] = prior()
             elif rule == "center":
                 values[empty] = centers[empty]
             else:

@@ -214,6 +214,10 @@ class IsotonicCalibrator(BinaryCalibrator):
 
     _score_inputs = ("score", "decision")
 
+    # scores are only read (sorted into new arrays, interpolated), never
+    # written or kept
+    _copy_scores = False
+
     _parameter_constraints: dict = {
         "input": [StrOptions(set(_score_inputs))],
         "increasing": ["boolean"],

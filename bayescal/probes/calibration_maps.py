@@ -344,6 +344,10 @@ _COMMON_PARAMS = """pi0 : float or None, default=None
         (:func:`bayescal.probes.sampling.sample_posterior`).
     sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
         NUTS implementation; nutpie compiles once per process and refits.
+        ``"nutpie-c"`` starts faster in a new process (disk-cached C
+        modules) but samples these maps with 1.8-7x the CPU
+        (``benchmarks/sampler_choice.py``), so the default suits studies,
+        which refit one map structure many times per process.
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.
     random_state : None, int or numpy Generator

@@ -277,8 +277,6 @@ def posterior_diagnostics(
     -------
     PosteriorDiagnostics
     """
-    import arviz as az
-
     inference = inference or INFERENCE_OF_SAMPLER.get(sampler, "nuts")
     rhat = ess_bulk = ess_tail = float("nan")
     divergences = 0
@@ -290,10 +288,15 @@ def posterior_diagnostics(
         chains = int(n_chains or posterior.sizes.get("chain", 1))
         draws = int(n_draws or posterior.sizes.get("draw", 0))
         if inference == "nuts" and draws >= 4:
-            ess_bulk = _min_over(az.ess(posterior, method="bulk"))
-            ess_tail = _min_over(az.ess(posterior, method="tail"))
+            # arviz_stats, not the arviz meta-package (which also imports arviz_plots
+            # and matplotlib), and only for Markov chains: a Laplace, EP or exact
+            # posterior imports neither (issue 15: a study worker's warm-up)
+            import arviz_stats
+
+            ess_bulk = _min_over(arviz_stats.ess(posterior, method="bulk"))
+            ess_tail = _min_over(arviz_stats.ess(posterior, method="tail"))
             if chains >= 2:
-                rhat = _max_over(az.rhat(posterior))
+                rhat = _max_over(arviz_stats.rhat(posterior))
         if "sample_stats" in idata.children and "diverging" in idata["sample_stats"].data_vars:
             divergences = int(np.asarray(idata["sample_stats"]["diverging"]).sum())
     values = {

@@ -174,14 +174,18 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         The compilation is shared by every fold, class (one-vs-rest) and
         repeat of one model structure in a process. ``"nutpie-c"`` runs
         nutpie on PyTensor's C backend, whose compiled modules are cached on
-        disk, so a *new process* fitting the same structure starts sampling
-        in seconds instead of recompiling nutpie's Numba wrappers
-        (``benchmarks/compile_cache.py``, n=300, d=5, loaded 2-core machine:
-        2.6-2.7 s from ``fit`` to the first draw against 7.7-16.3 s, PyMC's
-        import apart), but samples about 2.6x slower
-        (a Python call per gradient): choose it for short-lived processes
-        and small models. ``"pymc"`` needs no nutpie compilation step and
-        suits a single small fit.
+        disk (PyTensor's per-user ``compiledir``), so a *new process* fitting
+        the same structure starts sampling after 0.9-1.3 CPU-s instead of
+        7.5-11 CPU-s of nutpie's Numba compilation
+        (``benchmarks/compile_cache.py``); but each gradient is a Python
+        call, so its sampling costs 1.5-4.7x the CPU of ``"nutpie"`` at
+        n = 300-2000 (the same at n = 10,000;
+        ``benchmarks/sampler_choice.py``). It wins a process's first fit of
+        a structure and loses once the process refits that structure about
+        3-5 times, as studies do: hence ``"nutpie"`` stays the default and
+        ``"nutpie-c"`` is the choice for one-off fits in fresh processes
+        (see :mod:`bayescal.probes.sampling` for the table). ``"pymc"``
+        needs no nutpie compilation step and suits a single small fit.
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.
     random_state : None, int or numpy Generator

@@ -19,10 +19,17 @@ recompiling and concurrent fits of one structure do not interfere.
 
 The price is a Python call (holding the GIL) per gradient evaluation, so
 chains do not run in parallel and each gradient costs tens of microseconds
-more than the numba trampolines: BLR at n=300, d=5, 2 chains x 2000
-iterations sampled in 12.3 s against 4.7 s for ``sampler="nutpie"`` (best of
-two, same process, loaded 2-core machine), 2.6x slower.
-``benchmarks/compile_cache.py`` measures the time to first draw of each option.
+more than the numba trampolines. Without a BLAS that PyTensor can link
+(pip-installed NumPy/SciPy ship theirs under private symbol names), the
+matrix-vector products run as PyTensor's Python ``Gemv`` through SciPy's
+BLAS: as fast as numba's at large n, a fixed overhead per call at small n.
+Measured by ``benchmarks/sampler_choice.py`` (BLR, 2 x (1000 + 1000) draws,
+CPU seconds, loaded 2-core machine): 2.1 against 0.44 for
+``sampler="nutpie"`` at n=300, d=5; 5.8 against 3.6 at n=2000, d=20; 10.8
+against 10.3 at n=10,000, d=5 (before the callbacks skipped PyTensor's
+input checks, which took off a further 12-14 % at n=300).
+``benchmarks/compile_cache.py`` measures the time to first draw of each
+option in a fresh process.
 """
 
 from __future__ import annotations
@@ -119,8 +126,8 @@ def compile_nutpie_c(model: Any) -> Any:
     grad = pt.concatenate([g.ravel() for g in pt.grad(logp, value_vars)])
     logp, grad = graph_replace([logp, grad], {**pieces, **to_inputs}, strict=False)
     with warnings.catch_warnings():
-        # Without a BLAS of its own PyTensor's C backend runs its matrix
-        # products through NumPy's (the same BLAS numpy uses): nothing to fix.
+        # Without a BLAS it can link, PyTensor runs its matrix products as a
+        # Python Gemv through SciPy's BLAS (measured: see the module notes).
         warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS")
         logp_fn = pytensor.function(
             [flat, *data_inputs], [logp, grad], mode=C_MODE, on_unused_input="ignore"
@@ -135,7 +142,12 @@ def compile_nutpie_c(model: Any) -> Any:
     )
     out_shapes = [tuple(np.shape(x)) for x in expand_fn(
         np.zeros(n_dim), *[s.get_value() for s in shared])]
-
+    # Inputs reach the functions only through the callbacks below, as float64
+    # points and data that ``with_data`` cast to the containers' dtypes and
+    # ranks: PyTensor's per-call input checks can go (12-14 % of the
+    # sampling CPU at n=300).
+    logp_fn.trust_input = True
+    expand_fn.trust_input = True
 
     # nutpie calls these from one thread per chain; a compiled PyTensor function
     # (its input/output storage) and PyMC's initial-point function are not
@@ -151,7 +163,9 @@ def compile_nutpie_c(model: Any) -> Any:
     def make_logp_fn():
         def logp_and_grad(x, **data):
             with locks["logp"]:
-                value, gradient = logp_fn(x, *[data[name] for name in data_names])
+                value, gradient = logp_fn(
+                    np.asarray(x, dtype=np.float64), *[data[name] for name in data_names]
+                )
                 return float(value), np.array(gradient, dtype=np.float64)
 
         return logp_and_grad
@@ -159,7 +173,9 @@ def compile_nutpie_c(model: Any) -> Any:
     def make_expand_fn(seed1, seed2, chain):
         def expand(x, **data):
             with locks["expand"]:
-                values = expand_fn(x, *[data[name] for name in data_names])
+                values = expand_fn(
+                    np.asarray(x, dtype=np.float64), *[data[name] for name in data_names]
+                )
             return {
                 name: np.array(value, dtype=np.float64).reshape(shape)
                 for name, value, shape in zip(names, values, out_shapes, strict=True)
@@ -191,13 +207,21 @@ def compile_nutpie_c(model: Any) -> Any:
         dims=dims,
     )
     fields = {f.name: getattr(compiled, f.name) for f in dataclasses.fields(compiled)}
-    return _CModel(**fields, _data_dtypes={n: s.type.dtype for n, s in zip(data_names, shared,
-                                                                             strict=True)})
+    return _CModel(
+        **fields,
+        _data_dtypes={n: s.type.dtype for n, s in zip(data_names, shared, strict=True)},
+        _data_ndims={n: s.type.ndim for n, s in zip(data_names, shared, strict=True)},
+    )
 
 
-def _cast_data(name: str, value: Any, dtype: str) -> np.ndarray:
-    """``value`` in the data container's dtype; refuses a cast that changes values."""
+def _cast_data(name: str, value: Any, dtype: str, ndim: int) -> np.ndarray:
+    """``value`` in the data container's dtype; refuses a cast that changes values or rank."""
     value = np.asarray(value)
+    if value.ndim != ndim:
+        raise ValueError(
+            f"data `{name}` has {value.ndim} dimension(s) (shape {value.shape}); the compiled "
+            f"model's container has {ndim}; pass an array of that rank."
+        )
     complex_into_real = np.iscomplexobj(value) and not np.issubdtype(dtype, np.complexfloating)
     converted = None if complex_into_real else np.ascontiguousarray(value, dtype=dtype)
     if converted is None or not np.array_equal(converted, value, equal_nan=True):
@@ -213,11 +237,13 @@ class _CModel(PyFuncModel):
     """nutpie's Python-callback model whose ``with_data`` casts to the containers' dtypes."""
 
     _data_dtypes: dict[str, str] = dataclasses.field(default_factory=dict)
+    _data_ndims: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def with_data(self, **updates: Any) -> _CModel:
         """Swap data (same names as the model's ``pm.Data`` containers)."""
         cast = {
-            name: _cast_data(name, value, self._data_dtypes[name]) if name in self._data_dtypes
+            name: _cast_data(name, value, self._data_dtypes[name], self._data_ndims[name])
+            if name in self._data_dtypes
             else value
             for name, value in updates.items()
         }

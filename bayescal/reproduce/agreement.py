@@ -12,7 +12,9 @@ compete (e.g. seed 004: one calibration size, base rate, base model and metric).
   tells apart (unequal printed values), the share that we order the same way
   (a tie of ours counts as out of order);
 * **ratio** — ours / paper per value, where the paper's value is not zero:
-  median, minimum and maximum.
+  median, minimum, maximum and mean (for a table of claims, where the paper's
+  value is 1 and ours is 1 where the claim holds and 0 where not, the mean is
+  the share of claims that hold).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Agreement:
     ratio_min: float
     ratio_max: float
     n_ratios: int
+    ratio_mean: float = float("nan")
 
     @property
     def best_share(self) -> float:
@@ -125,10 +128,12 @@ def agreement(table: Any, *, row: list[str], lower_is_better: bool = True,
     nonzero = table["paper"].to_numpy(float) != 0
     ratios = table["ours"].to_numpy(float)[nonzero] / table["paper"].to_numpy(float)[nonzero]
     ratios = ratios[np.isfinite(ratios)]
-    stats = (np.median(ratios), ratios.min(), ratios.max()) if ratios.size else (np.nan,) * 3
+    stats = ((np.median(ratios), ratios.min(), ratios.max(), ratios.mean()) if ratios.size
+             else (np.nan,) * 4)
     return Agreement(rows=rows, best_matched=matched, pairs=pairs, pairs_in_order=in_order,
                      ratio_median=float(stats[0]), ratio_min=float(stats[1]),
-                     ratio_max=float(stats[2]), n_ratios=int(ratios.size))
+                     ratio_max=float(stats[2]), n_ratios=int(ratios.size),
+                     ratio_mean=float(stats[3]))
 
 
 def _decimals(text: str) -> int:

@@ -119,11 +119,11 @@ def check_thresholds(figures: dict[str, dict[str, Any]], thresholds: dict[str, A
         if "pairs_share" in t and not f["pairs_share"] >= t["pairs_share"]:
             failed.append(f"{label}: pairs in order {f['pairs_share']:.1%} < "
                           f"{t['pairs_share']:.1%}")
-        if "ratio_median" in t:
-            lo, hi = t["ratio_median"]
-            if not lo <= f["ratio_median"] <= hi:
-                failed.append(f"{label}: median ratio {f['ratio_median']:.3f} outside "
-                              f"[{lo}, {hi}]")
+        for key, what in (("ratio_median", "median"), ("ratio_mean", "mean")):
+            if key in t:
+                lo, hi = t[key]
+                if not lo <= f[key] <= hi:
+                    failed.append(f"{label}: {what} ratio {f[key]:.3f} outside [{lo}, {hi}]")
     return failed
 
 
@@ -167,7 +167,8 @@ def run_reproduction(rep: Reproduction, out: Path, *, full: bool = False,
     for label, f in figures.items():
         echo(f"  {label:<8} {f['best_matched']:>3}/{f['rows']:<5} "
              f"{f['pairs_in_order']:>7}/{f['pairs']:<4} ({f['pairs_share']:.1%})  "
-             f"{f['ratio_median']:>8.3f} [{f['ratio_min']:.3f}, {f['ratio_max']:.3f}]")
+             f"{f['ratio_median']:>8.3f} [{f['ratio_min']:.3f}, {f['ratio_max']:.3f}]"
+             f"  mean {f['ratio_mean']:.3f}")
     echo("  thresholds: " + ("all met" if not failed else "NOT met: " + "; ".join(failed)))
     written = [out / p for p in made] + _figures(rep, cubes, out)
     record = {"id": rep.id, "size": size, "source": rep.source, "tables": rep.tables,

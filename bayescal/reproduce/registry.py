@@ -77,7 +77,7 @@ _DIRECTIONS = ("lower", "higher")
 
 #: Prefix of a block that names a Python function (``python:module:function``).
 FUNCTION_PREFIX = "python:"
-_THRESHOLDS = ("best_share", "pairs_share", "ratio_median")
+_THRESHOLDS = ("best_share", "pairs_share", "ratio_median", "ratio_mean")
 
 
 @dataclass(frozen=True)

@@ -136,7 +136,8 @@ _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "md", "late
               help="Run on Dask: a scheduler address, or 'local' for a LocalCluster "
                    "on 127.0.0.1.")
 @click.option("--jobs", "-j", type=int, default=None,
-              help="Local worker processes [default: one per core; 1 for a small study].")
+              help="Local workers, this process included (-j 2: this process and one "
+                   "worker process) [default: one per core; 1 for a small study].")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Directory of dataset files [default: study.data_dir or $BAYESCAL_DATA].")
 @click.option("--allow-module", multiple=True, metavar="NAME",

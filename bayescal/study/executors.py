@@ -6,9 +6,10 @@ list of :class:`~bayescal.cube.CellResult` per task, in completion order);
 every executor takes the largest task first:
 
 * :func:`sequential` — in the calling process (``n_jobs=1``);
-* :func:`local_processes` — warm loky worker processes, started once per run
-  with the spec and the datasets, one BLAS thread each; tasks are handed out
-  one at a time, the largest left first;
+* :func:`local_processes` — the calling process (on a thread) and ``n - 1``
+  warm loky worker processes, started once per run with the spec and the
+  datasets, one BLAS thread each; tasks are handed out one at a time, the
+  largest left first, to whichever is free;
 * :func:`dask` — an existing scheduler's address, or ``"local"`` to start a
   :class:`dask.distributed.LocalCluster` listening on 127.0.0.1 only (tasks
   submitted with priorities, the largest first). The
@@ -124,60 +125,135 @@ def _worker_task(task: Task, train: Any, test: Any) -> list[CellResult]:
     return run_task(spec, task, datasets[task.dataset], train, test, blas_threads=None)
 
 
+class _LocalWorker:
+    """Tasks computed in the calling process, on a thread, beside the worker processes.
+
+    The thread takes the largest waiting task whenever it is free, as the
+    worker processes do, and reports each finished task (or the exception
+    that stopped it) through ``events``; ``None`` says it has stopped. The
+    calling process has already imported the runner and holds the data, so
+    ``-j N`` starts only ``N - 1`` processes: one warm-up fewer than ``N``
+    fresh workers, and no core left to a process that only writes cells.
+    """
+
+    def __init__(self, spec: Any, queue: TaskQueue, datasets: list[PreparedData],
+                 lock: threading.Lock, events: Any) -> None:
+        self._args = (spec, queue, datasets, lock, events)
+        self.stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="bayescal-local-worker",
+                                        daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _loop(self) -> None:
+        spec, queue, datasets, lock, events = self._args
+        try:
+            while not self.stop.is_set():
+                with lock:
+                    if not queue:
+                        break
+                    item = queue.pop()
+                try:
+                    cells = run_task(spec, item.task, datasets[item.task.dataset], item.train,
+                                     item.test, blas_threads=None)
+                except BaseException as exc:  # handed to the calling thread, which raises it
+                    events.put(("local", item, exc))
+                    break
+                events.put(("local", item, cells))
+        finally:
+            events.put(None)
+
+
 @contextlib.contextmanager
 def local_processes(n_jobs: int | None) -> Iterator[Executor]:
-    """Run tasks on warm local worker processes, largest first.
+    """Run tasks in this process and on warm local worker processes, largest first.
 
     ``n_jobs`` workers (None: :func:`bayescal.study.schedule.default_workers`,
-    which runs a small study in this process) are started once per run by a
-    loky process pool whose initializer hands each the spec and the prepared
-    datasets; each task then travels as its fold's row indices only. Workers
-    start with one BLAS/OpenMP thread (:data:`SINGLE_THREAD_ENV`) and keep
-    their imports and compiled models between tasks. Tasks are handed out
-    one at a time (one waiting beyond the busy workers), always the largest
-    left (:class:`~bayescal.study.schedule.TaskQueue`, re-priced by the
-    measured seconds of finished tasks). The pool's workers are killed if
-    the run is interrupted.
+    which runs a small study in this process alone): the calling process
+    computes tasks on a thread and ``n_jobs - 1`` processes are started once
+    per run by a loky process pool whose initializer hands each the spec and
+    the prepared datasets; each task then travels as its fold's row indices
+    only. Workers start with one BLAS/OpenMP thread
+    (:data:`SINGLE_THREAD_ENV`; the calling process limits its own for the
+    run) and keep their imports and compiled models between tasks. Tasks are
+    handed out one at a time, when a worker is free (none waits in a busy
+    worker's pipe), always the largest left
+    (:class:`~bayescal.study.schedule.TaskQueue`, re-priced by the measured
+    seconds of finished tasks). A cell computed in this process measures its
+    ``cell_cpu_seconds`` with the process's clock, so it also counts what
+    the calling thread spends writing other cells meanwhile (a few per cent).
+    The pool's workers are killed, and the calling process's
+    thread takes no new task, if the run is interrupted.
     """
     pools: list[Any] = []
+    local: list[_LocalWorker] = []
 
     def execute(spec: Any, queue: TaskQueue, datasets: list[PreparedData]
                 ) -> Iterator[list[CellResult]]:
-        from concurrent.futures import FIRST_COMPLETED, wait
+        from queue import SimpleQueue
 
         from joblib.externals.loky import ProcessPoolExecutor
+
+        from bayescal.threads import limit_blas_threads
 
         workers = (default_workers(queue, warmup=worker_warmup(spec)) if n_jobs is None
                    else min(n_jobs, len(queue)))
         if workers <= 1:
             yield from _sequential(spec, queue, datasets)
             return
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                   initargs=(spec, datasets), env=SINGLE_THREAD_ENV)
-        pools.append(pool)
-        running: dict[Any, QueuedTask] = {}
+        lock = threading.Lock()
+        events: SimpleQueue[Any] = SimpleQueue()
+        with limit_blas_threads(1):
+            here = _LocalWorker(spec, queue, datasets, lock, events)
+            local.append(here)
+            here.start()  # takes the largest task while the pool starts
+            pool = ProcessPoolExecutor(max_workers=workers - 1, initializer=_init_worker,
+                                       initargs=(spec, datasets), env=SINGLE_THREAD_ENV)
+            pools.append(pool)
+            running: dict[Any, QueuedTask] = {}
 
-        def submit() -> None:
-            item = queue.pop()
-            running[pool.submit(_worker_task, item.task, item.train, item.test)] = item
+            def submit() -> None:
+                with lock:
+                    if not queue:
+                        return
+                    item = queue.pop()
+                future = pool.submit(_worker_task, item.task, item.train, item.test)
+                running[future] = item
+                future.add_done_callback(lambda f: events.put(("pool", f, None)))
 
-        while queue and len(running) < workers + 1:
-            submit()
-        while running:
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                item = running.pop(future)
-                cells = future.result()
-                queue.record(item, _seconds(cells))
-                if queue:
+            # one task per worker process, the next handed out when it finishes: a task
+            # waiting in a busy process's pipe could not go to this process's thread,
+            # which would then run out of work before the processes do (the tail)
+            for _ in range(workers - 1):
+                submit()
+            local_running = True
+            while local_running or running:
+                event = events.get()
+                if event is None:
+                    local_running = False
+                    continue
+                source, first, second = event
+                if source == "local":
+                    item, cells = first, second
+                    if isinstance(cells, BaseException):
+                        raise cells
+                else:
+                    item = running.pop(first)
+                    cells = first.result()
                     submit()
+                with lock:
+                    queue.record(item, _seconds(cells))
                 yield cells
-        pools.remove(pool)
-        pool.shutdown(wait=True)
+            local.remove(here)
+            pools.remove(pool)
+            pool.shutdown(wait=True)
 
     try:
         yield execute
     finally:
+        for here in local:  # interrupted: the thread ends after its current task
+            here.stop.set()
         for pool in pools:  # left by an interruption or a failure: no worker outlives it
             pool.shutdown(wait=False, kill_workers=True)
 

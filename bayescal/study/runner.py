@@ -229,10 +229,12 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
         127.0.0.1 with ``n_jobs`` single-threaded worker processes; any
         other string is the address of a running scheduler.
     n_jobs : int, optional
-        Local worker processes (1 runs in this process; -1 means every
-        core). Default: one per core, or this process alone when the study is
-        small (:func:`bayescal.study.schedule.default_workers`). Tasks go
-        largest first (:mod:`bayescal.study.schedule`).
+        Local workers, this process included: 1 runs every task in this
+        process; ``n > 1`` computes in this process (on a thread) and in
+        ``n - 1`` worker processes; -1 means one per core. Default: one per
+        core, or this process alone when the study is small
+        (:func:`bayescal.study.schedule.default_workers`). Tasks go largest
+        first, to whichever worker is free (:mod:`bayescal.study.schedule`).
     progress : bool, default=True
         Show a progress bar (cells done / total, time left) on stderr.
     log : callable, optional

@@ -28,11 +28,12 @@ Workers
 -------
 :func:`default_workers` chooses the number of local workers when the person
 running the study does not: one per available core, but never more than
-there are tasks, and one (no worker processes at all) when a worker's
-expected start-up (:func:`worker_warmup`: imports, and for PyMC-based probes
-PyMC's import and first compilations, paid in every new process) would cost
-more than the parallel part saves: the default must never be slower than one
-worker.
+there are tasks, and one (no worker processes at all) when a worker
+process's expected start-up (:func:`worker_warmup`: imports, and for
+PyMC-based probes PyMC's import and first compilations, paid in every new
+process) would cost more than the parallel part saves
+(:func:`expected_makespan`; the calling process is one of the workers): the
+default must never be slower than one worker.
 
 References
 ----------
@@ -53,16 +54,19 @@ from bayescal.study.imports import EstimatorSpec
 from bayescal.study.spec import Spec
 
 __all__ = ["FIT_COST", "PROBE_WARMUP_SECONDS", "WORKER_WARMUP_SECONDS", "QueuedTask",
-           "TaskQueue", "available_cores", "default_workers", "estimate_task_cost", "fit_cost",
-           "scenario_fits", "worker_warmup"]
+           "TaskQueue", "available_cores", "default_workers", "estimate_task_cost",
+           "expected_makespan", "fit_cost", "scenario_fits", "worker_warmup"]
 
 #: CPU seconds a fresh worker process spends on imports and first
-#: compilations (scikit-learn, bayescal, numba caches) before it pays off.
+#: compilations (scikit-learn, bayescal, numba caches) before it pays off
+#: (measured, ``benchmarks/parallel.py``: imports 1.7, numba kernels loaded
+#: from the disk cache 0.45, on a loaded machine; rounded up for the process
+#: start and the data it receives).
 WORKER_WARMUP_SECONDS = 5.0
 #: Extra start-up of a worker when the study uses bayescal's probes: PyMC's
 #: import and the first PyTensor compilation of each model, paid again in
-#: every new process (measured: the quick-start's two workers spent 22 s of
-#: CPU each on 17 s of one-process work).
+#: every new process (measured: BLR Laplace 1.5 CPU-s on the quick-start,
+#: BLR NUTS 11 CPU-s on ``benchmarks/thesis_small.toml``).
 PROBE_WARMUP_SECONDS = 10.0
 
 #: The share of rows a bootstrap sample leaves out (``(1 - 1/n)^n -> 1/e``).
@@ -331,23 +335,61 @@ def default_workers(queue: TaskQueue, cores: int | None = None,
     cores : int, optional
         Available cores (default: :func:`available_cores`).
     warmup : float, default=WORKER_WARMUP_SECONDS
-        Expected seconds of each fresh worker's start-up
+        Expected CPU seconds of each fresh worker process's start-up
         (:func:`worker_warmup`).
 
     Returns
     -------
     int
-        The ``w <= min(cores, tasks)`` with the least expected time,
-        ``max(total / w, largest task) + warmup`` for ``w > 1`` against
-        ``total`` in this process; 1 for a study too small for the warm-up
-        to pay off, so that the default is never expected to be slower than
-        one worker.
+        The ``w <= min(cores, tasks)`` with the least expected makespan
+        (:func:`expected_makespan`); 1 for a study too small for a worker's
+        warm-up to pay off, so that the default is never expected to be
+        slower than one worker.
     """
     cores = available_cores() if cores is None else cores
-    total = queue.total_estimate
-    best, best_time = 1, total
+    best, best_time = 1, expected_makespan(queue, 1, warmup)
     for w in range(2, min(cores, len(queue)) + 1):
-        expected = max(total / w, queue.largest_estimate) + warmup
+        expected = expected_makespan(queue, w, warmup)
         if expected < best_time:
             best, best_time = w, expected
     return best
+
+
+def expected_makespan(queue: TaskQueue, workers: int, warmup: float) -> float:
+    """Expected seconds of the queue's tasks on ``workers`` workers.
+
+    The calling process is one of the workers (it computes tasks too; see
+    :func:`bayescal.study.executors.local_processes`), so ``w`` workers start
+    ``w - 1`` processes, each paying ``warmup`` before its first task. Tasks
+    go to whichever worker is free, largest first, so the work (the tasks'
+    ``total`` plus the warm-ups) spreads evenly, unless the largest task alone
+    is longer:
+
+    .. math:: T(1) = \\text{total}, \\qquad
+              T(w) = \\max\\left(\\frac{\\text{total} + (w - 1)\\,\\text{warmup}}{w},
+              \\ \\text{largest}\\right).
+
+    Parameters
+    ----------
+    queue : TaskQueue
+    workers : int
+        Workers, the calling process included (at least 1).
+    warmup : float
+        Seconds of a fresh worker process's start-up.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> q = TaskQueue([(None, None, None)] * 4, [10.0] * 4)
+    >>> expected_makespan(q, 1, 5.0), expected_makespan(q, 2, 5.0)
+    (40.0, 22.5)
+    """
+    if workers < 1:
+        raise ValueError(f"`workers` must be at least 1, got {workers}")
+    total = queue.total_estimate
+    if workers == 1:
+        return total
+    return max((total + (workers - 1) * warmup) / workers, queue.largest_estimate)

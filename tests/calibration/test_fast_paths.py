@@ -14,7 +14,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.isotonic import IsotonicRegression
 
-from bayescal.calibration import HistogramBinningCalibrator, IsotonicCalibrator
+from bayescal.calibration import (
+    ENIRCalibrator,
+    HistogramBinningCalibrator,
+    IsotonicCalibrator,
+)
 from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration._sort_kernel import sort_and_pool
 from bayescal.calibration.histogram import KERNEL_MIN_SCORES as HISTOGRAM_KERNEL_MIN
@@ -191,7 +195,7 @@ def test_histogram_calibrator_kernel_path_equals_numpy_path():
 
 
 def test_enir_kernel_pooling_and_interp_equal_reference_path(monkeypatch):
-    from bayescal.calibration import ENIRCalibrator, enir
+    from bayescal.calibration import enir
 
     rng = np.random.default_rng(8)
     n = KERNEL_MIN_SCORES + 2000  # pooling and predictions take the kernels
@@ -213,3 +217,114 @@ def test_enir_kernel_pooling_and_interp_equal_reference_path(monkeypatch):
     np.testing.assert_array_equal(fast.fitted_values_, ref.fitted_values_)
     np.testing.assert_array_equal(fast.lambdas_, ref.lambdas_)
     np.testing.assert_array_equal(p_fast, ref.predict_proba(s))
+
+
+def _histogram_state(cal):
+    return (cal.bin_edges_, cal.bin_weights_, cal.bin_values_, cal.empty_bins_, cal.classes_)
+
+
+@pytest.mark.parametrize("labels", ["int64", "float01", "fractional"])
+@pytest.mark.parametrize("scores", ["beta", "half", "edges"])
+@pytest.mark.parametrize("empty_bin", ["interpolate", "prior", 0.25])
+def test_histogram_unit_weight_fit_equals_full_path(labels, scores, empty_bin):
+    # fit(s, y) takes the reductions-only route; fit(s, y, ones) the full
+    # checks, unit-weight detection and copies: the same bins, values, output
+    rng = np.random.default_rng(5)
+    n = HISTOGRAM_KERNEL_MIN + 17
+    s = {
+        "beta": rng.beta(2.0, 3.0, size=n),
+        "half": 0.5 * rng.uniform(size=n),  # bins above 0.5 are empty
+        "edges": rng.choice(np.concatenate([np.linspace(0, 1, 14), [0.0, 1.0]]), size=n),
+    }[scores]
+    t = (rng.uniform(size=n) < s).astype(np.int64)
+    if labels == "float01":
+        t = t.astype(np.float64)
+    if labels == "fractional":
+        t = rng.uniform(size=n)
+    params = {"n_bins": 13, "empty_bin": empty_bin}
+    fast = HistogramBinningCalibrator(**params).fit(s, t)
+    full = HistogramBinningCalibrator(**params).fit(s, t, sample_weight=np.ones(n))
+    for a, b in zip(_histogram_state(fast), _histogram_state(full), strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(fast.predict_proba(s), full.predict_proba(s))
+    assert fast.n_features_in_ == full.n_features_in_ == 1
+    s_before = s.copy()
+    fast.fit(s, t).predict_proba(s)
+    np.testing.assert_array_equal(s, s_before)  # scores are read, never written
+
+
+def _bad_histogram_inputs():
+    rng = np.random.default_rng(6)
+    n = HISTOGRAM_KERNEL_MIN + 3
+    s = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < s).astype(np.int64)
+
+    def put(a, i, v):
+        a = a.copy()
+        a[i] = v
+        return a
+
+    return [
+        (put(s, 7, np.nan), y),
+        (put(s, 7, np.inf), y),
+        (put(s, 7, 1.5), y),
+        (put(s, 7, -0.25), y),
+        (s, put(y, 3, 2)),
+        (s, put(y, 3, -1)),
+        (s, put(y.astype(float), 3, np.nan)),
+        (s, put(y.astype(float), 3, 1.25)),
+        (s, np.zeros(n, np.int64)),
+        (s, np.ones(n)),
+        (s, y[:-1]),
+    ]
+
+
+@pytest.mark.parametrize("case", range(11))
+def test_histogram_bad_large_input_gets_the_full_paths_message(case):
+    s, y = _bad_histogram_inputs()[case]
+    with pytest.raises(ValueError) as full:
+        HistogramBinningCalibrator().fit(s, y, sample_weight=np.ones(y.shape[0]))
+    with pytest.raises(ValueError) as fast:
+        HistogramBinningCalibrator().fit(s, y)
+    assert str(fast.value) == str(full.value)
+    assert any(name in str(fast.value) for name in ("`scores`", "`y`", "inconsistent"))
+
+
+def test_histogram_negative_zero_scores_take_the_full_checks_and_fit():
+    rng = np.random.default_rng(7)
+    n = HISTOGRAM_KERNEL_MIN + 3
+    s = rng.uniform(size=n)
+    s[:5] = -0.0  # a valid 0 that the one-reduction accept leaves to the full checks
+    y = (rng.uniform(size=n) < s).astype(np.int64)
+    cal = HistogramBinningCalibrator().fit(s, y)
+    ref = HistogramBinningCalibrator().fit(s, y, sample_weight=np.ones(n))
+    np.testing.assert_array_equal(cal.bin_values_, ref.bin_values_)
+    np.testing.assert_array_equal(cal.predict_proba(s), ref.predict_proba(s))
+
+
+@pytest.mark.parametrize("make", [IsotonicCalibrator, HistogramBinningCalibrator, ENIRCalibrator])
+@pytest.mark.parametrize("n", [300, KERNEL_MIN_SCORES + 11])
+def test_calibrators_checking_scores_without_a_copy_neither_write_nor_keep_them(make, n):
+    rng = np.random.default_rng(9)
+    s = rng.uniform(size=n)
+    s[::7] = np.round(s[::7], 2)  # ties
+    y = (rng.uniform(size=n) < s).astype(np.int64)
+    before = s.copy()
+    cal = make().fit(s, y)
+    p = cal.predict_proba(s)
+    np.testing.assert_array_equal(s, before)
+    for value in [*vars(cal).values(), p]:
+        for array in value if isinstance(value, tuple) else (value,):
+            assert not (isinstance(array, np.ndarray) and np.shares_memory(array, s))
+
+
+@pytest.mark.parametrize("make", [IsotonicCalibrator, HistogramBinningCalibrator, ENIRCalibrator])
+def test_strided_scores_checked_without_a_copy_give_the_contiguous_answer(make):
+    # a float64 view now reaches the kernels as it is (no contiguous copy)
+    rng = np.random.default_rng(10)
+    n = 2 * KERNEL_MIN_SCORES + 6
+    s = rng.uniform(size=n)[::2]
+    y = (rng.uniform(size=n) < 0.5).astype(np.int64)[::2]
+    q = rng.uniform(size=n)[::2]
+    strided = make().fit(s, y).predict_proba(q)
+    np.testing.assert_array_equal(strided, make().fit(s.copy(), y.copy()).predict_proba(q.copy()))

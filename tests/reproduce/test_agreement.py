@@ -33,6 +33,7 @@ def test_known_figures():
     assert a.n_ratios == 5
     assert a.ratio_median == pytest.approx(np.median(ratios)) == pytest.approx(1.0 * 0.9)
     assert (a.ratio_min, a.ratio_max) == (pytest.approx(1 / 6), pytest.approx(1.1))
+    assert a.ratio_mean == pytest.approx(ratios.mean())
     assert a.best_share == 0.5 and a.pairs_share == 0.8
 
 
@@ -90,3 +91,15 @@ def test_thresholds():
     failed = check_thresholds(figures, {"RMSE": {"best_share": 0.6,
                                                  "ratio_median": [0.9, 1.1]}})
     assert len(failed) == 2 and "best method matched in 50%" in failed[0]
+
+
+def test_ratio_mean_of_claims_is_the_share_that_hold():
+    # a table of claims: the paper states each (1), ours 1 where it holds
+    t = pd.DataFrame({"claim": list("abcd"), "method": "text", "paper": 1.0,
+                      "ours": [1.0, 0.0, 1.0, 1.0]})
+    a = agreement(t, row=["claim"], target=1.0)
+    assert a.ratio_mean == 0.75
+    figures = {"c": a.as_dict()}
+    assert check_thresholds(figures, {"c": {"ratio_mean": [0.7, 1.0]}}) == []
+    assert check_thresholds(figures, {"c": {"ratio_mean": [0.8, 1.0]}}) == [
+        "c: mean ratio 0.750 outside [0.8, 1.0]"]

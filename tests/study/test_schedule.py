@@ -16,6 +16,7 @@ from bayescal.study.schedule import (
     TaskQueue,
     default_workers,
     estimate_task_cost,
+    expected_makespan,
     scenario_fits,
     worker_warmup,
 )
@@ -136,16 +137,31 @@ def test_estimates_order_classifiers_and_scenarios():
 
 def test_default_workers():
     items = [(_task(0, f), None, None) for f in range(4)]
-    small = TaskQueue(items, [1.0] * 4)  # 4 s of work: a 5 s warm-up does not pay off
+    small = TaskQueue(items, [1.0] * 4)  # 4 s of work: (4 + 5) / 2 > 4, a warm-up does not pay
     big = TaskQueue(items, [10.0] * 4)
     assert default_workers(small, cores=2, warmup=5.0) == 1
-    assert default_workers(big, cores=2, warmup=5.0) == 2  # 20 + 5 < 40
-    assert default_workers(big, cores=16, warmup=5.0) == 4  # 10 + 5
-    assert default_workers(big, cores=2, warmup=25.0) == 1  # 20 + 25 > 40
-    # one task dominates: more workers cannot beat it
+    assert default_workers(big, cores=2, warmup=5.0) == 2  # (40 + 5) / 2 < 40
+    assert default_workers(big, cores=16, warmup=5.0) == 4  # (40 + 15) / 4, never above 4 tasks
+    assert default_workers(big, cores=2, warmup=45.0) == 1  # (40 + 45) / 2 > 40
+    # one task dominates: a second worker helps (it takes the small ones), a third cannot
     skewed = TaskQueue(items, [30.0, 1.0, 1.0, 1.0])
-    assert default_workers(skewed, cores=4, warmup=5.0) == 1  # 30 + 5 > 33
+    assert default_workers(skewed, cores=4, warmup=5.0) == 2  # max(38 / 2, 30) < 33
     assert default_workers(TaskQueue(items[:1], [1e6]), cores=2) == 1
+
+
+def test_expected_makespan_closed_form():
+    items = [(_task(0, f), None, None) for f in range(4)]
+    queue = TaskQueue(items, [10.0, 6.0, 3.0, 1.0])
+    assert expected_makespan(queue, 1, 5.0) == 20.0  # the calling process alone: no warm-up
+    assert expected_makespan(queue, 2, 5.0) == 12.5  # (20 + 5) / 2
+    assert expected_makespan(queue, 3, 5.0) == 10.0  # max((20 + 10) / 3, largest 10)
+    assert expected_makespan(queue, 4, 0.0) == 10.0  # the largest task bounds it
+    # never below the largest task, never below the even share of the work
+    for w in range(1, 6):
+        t = expected_makespan(queue, w, 2.0)
+        assert t >= queue.largest_estimate and t >= queue.total_estimate / w
+    with pytest.raises(ValueError, match="`workers` must be at least 1, got 0"):
+        expected_makespan(queue, 0, 5.0)
 
 
 def test_worker_warmup_counts_pymc_probes():
