@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.calibration._fitting import fit_estimator
 from bayescal.calibration._scores import calibrator_for, classifier_scores, score_method
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.generation import generate_calibration_data, group_binary_problems
@@ -248,10 +249,10 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 stratify=codes,
                 random_state=_as_int_seed(self.random_state),
             )
-            self.estimator_ = clone(self.estimator).fit(X_[train], y_arr[train])
+            self.estimator_ = fit_estimator(clone(self.estimator), X_[train], y_arr[train])
             P_cal, y_cal = self._scores(X_[held]), codes[held]
         else:
-            self.estimator_ = clone(self.estimator).fit(X_, y_arr)
+            self.estimator_ = fit_estimator(clone(self.estimator), X_, y_arr)
             P_cal, y_cal = None, None
         if scenario == "full":
             P_cal, y_cal = self._scores(X_), codes

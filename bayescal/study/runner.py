@@ -53,8 +53,13 @@ _VERSIONED = ("bayescal", "numpy", "scipy", "scikit-learn", "pandas", "xarray", 
 #: store records the revision it was started with, and a resume under another
 #: revision is refused, so one cube never mixes cells of two computations.
 #: 1: until 2026-11-23; 2: DG and DGG of a fold share their bootstrap draws
-#: (DGG replays DG's fits), which changes DGG's random numbers.
-RESULTS_REVISION = 2
+#: (DGG replays DG's fits), which changes DGG's random numbers; 3: exact EP-GPC
+#: converges by Anderson-accelerated parallel sweeps from the best evaluation
+#: (2026-11-24), which moves its predictions by up to ~5e-5.
+RESULTS_REVISION = 3
+
+#: What changed at the current revision, for the refusal message.
+_REVISION_CHANGE = "exact EP-GPC now converges by accelerated sweeps"
 
 
 class StudyCellWarning(UserWarning):
@@ -156,7 +161,7 @@ def _check_target(store: CellStore, layout: StoreLayout, resume: bool) -> None:
             raise ValueError(
                 f"the store {str(store.root)!r} was started by a bayescal whose cells are "
                 f"computed differently (results revision {revision}, this one "
-                f"{RESULTS_REVISION}: DG and DGG now share their bootstrap draws); resuming "
+                f"{RESULTS_REVISION}: {_REVISION_CHANGE}); resuming "
                 "would mix the two in one cube. Run the study again into a new store."
             )
     elif store.root.exists() and (not store.root.is_dir() or any(

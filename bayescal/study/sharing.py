@@ -55,6 +55,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.calibration._fitting import fit_estimator
+
 __all__ = ["FitCache", "SharedFitClassifier"]
 
 
@@ -169,7 +171,7 @@ class FitCache:
             self.borrowed_seconds += seconds
             return fitted
         start = time.perf_counter()
-        fitted = clone(estimator).fit(X, y, **fit_params)
+        fitted = fit_estimator(clone(estimator), X, y, **fit_params)
         if key is not None:
             self._fits[key] = (fitted, time.perf_counter() - start)
             self.n_fits += 1
@@ -219,7 +221,7 @@ class SharedFitClassifier(ClassifierMixin, BaseEstimator):
             self.__dict__.pop(name, None)
         cache = self.cache
         if cache is None:
-            self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
+            self.estimator_ = fit_estimator(clone(self.estimator), X, y, **fit_params)
         elif not fit_params and cache.holds_fold(X, y):
             self.estimator_ = cache.fit(self.estimator, X, y)
         else:
@@ -229,7 +231,7 @@ class SharedFitClassifier(ClassifierMixin, BaseEstimator):
                 self._pending = (X, y, fit_params)
                 self.classes_ = cache.classes(key)
                 return self
-            self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
+            self.estimator_ = fit_estimator(clone(self.estimator), X, y, **fit_params)
             cache.record_fit(key, self.estimator_.classes_)
         self.classes_ = self.estimator_.classes_
         return self
@@ -239,7 +241,7 @@ class SharedFitClassifier(ClassifierMixin, BaseEstimator):
         pending = self.__dict__.pop("_pending", None)
         if pending is not None:
             X, y, fit_params = pending
-            self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
+            self.estimator_ = fit_estimator(clone(self.estimator), X, y, **fit_params)
         return self.estimator_
 
     def _output(self, method: str, X: Any) -> np.ndarray:

@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_iris, make_classification
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 from bayescal.calibration import IsotonicCalibrator, OneVsRestCalibrator, generation
@@ -175,3 +178,45 @@ def test_bootstrap_without_every_class_raises(monkeypatch):
     X, y = make_classification(n_samples=40, random_state=0)
     with pytest.raises(ValueError, match="bootstrap"):
         generate_calibration_data(GaussianNB(), X, y)
+
+
+class _RecordingForest(RandomForestClassifier):
+    """A random forest that records the ``oob_score`` each fit ran with."""
+
+    seen: list = []
+
+    def fit(self, X, y, sample_weight=None):
+        _RecordingForest.seen.append(self.oob_score)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_rounds_skip_out_of_bag_scoring_with_identical_data(monkeypatch, nested):
+    # oob_score only adds out-of-bag scores after the trees are grown: the rounds
+    # switch it off, and the generated data are bit for bit those of the rounds
+    # that computed it (UNUSED_IN_ROUNDS emptied: the behaviour before)
+    X, y = make_classification(n_samples=60, n_features=4, random_state=2)
+    forest = _RecordingForest(n_estimators=15, oob_score=True, random_state=7)
+    est = Pipeline([("scale", StandardScaler()), ("rf", forest)]) if nested else forest
+    _RecordingForest.seen = []
+    fast = generate_calibration_data(est, X, y, method="dg", n_samples=400, random_state=3)
+    assert _RecordingForest.seen and not any(_RecordingForest.seen)
+    assert forest.oob_score is True  # the caller's estimator is untouched
+    monkeypatch.setattr(generation, "UNUSED_IN_ROUNDS", ())
+    _RecordingForest.seen = []
+    before = generate_calibration_data(est, X, y, method="dg", n_samples=400, random_state=3)
+    assert all(_RecordingForest.seen)
+    np.testing.assert_array_equal(fast[0], before[0])
+    np.testing.assert_array_equal(fast[1], before[1])
+    if nested:  # a nested unseeded forest is not seeded per round (not reproducible)
+        return
+    # unseeded forest (random_state=None: each round seeded from the generator)
+    forest.set_params(random_state=None)
+    monkeypatch.setattr(generation, "UNUSED_IN_ROUNDS", ("oob_score",))
+    a = generate_calibration_data(est, X, y, method="dgg", n_samples=400, group_size=20,
+                                  random_state=4)
+    monkeypatch.setattr(generation, "UNUSED_IN_ROUNDS", ())
+    b = generate_calibration_data(est, X, y, method="dgg", n_samples=400, group_size=20,
+                                  random_state=4)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])

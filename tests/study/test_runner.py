@@ -109,7 +109,7 @@ def test_existing_store_is_never_overwritten(tiny_spec_path, tmp_path):
     assert meta["results_revision"] == RESULTS_REVISION
     del meta["results_revision"]  # a store started before the revision was recorded
     (store / "study.json").write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="results revision 1, this one 2"):
+    with pytest.raises(ValueError, match=f"results revision 1, this one {RESULTS_REVISION}"):
         run(tiny_spec_path, store, resume=True, n_jobs=1, progress=False)
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("keep me")
