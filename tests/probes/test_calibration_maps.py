@@ -13,6 +13,7 @@ from bayescal.probes.calibration_maps import (  # noqa: E402
     BayesianBetaCalibrator,
     BayesianPlattCalibrator,
     BayesianSplineCalibrator,
+    calibration_map_model,
     undersampling_correction,
 )
 from bayescal.probes.diagnostics import posterior_diagnostics
@@ -316,3 +317,84 @@ def test_spline_nuts_mixes_on_well_specified_scores():
     full = posterior_diagnostics(cal.idata_, sampler="nutpie", seconds=0.0,
                                  var_names=["intercept", "coef", "tau", "innovations"])
     assert full.rhat_max <= 1.01 and full.ess_bulk_min >= 400
+
+
+def narrow_scores(n=300):
+    """``benchmarks/sampler_choice.py``'s n = 300 map data: all scores in [0.495, 0.506]."""
+    rng = np.random.default_rng(300_001)
+    x = rng.normal(size=(n, 1))
+    s = 1.0 / (1.0 + np.exp(-(x @ rng.normal(scale=2.0, size=1))))
+    return s, rng.binomial(1, s)
+
+
+class _UncentredBeta(BayesianBetaCalibrator):
+    """The beta map as it was sampled before: the intercept ``c`` itself."""
+
+    _centre_features = False
+
+
+def test_beta_map_centring_keeps_the_posterior_density():
+    # the centred model samples c0 = c + m^T (a, b): a shear with unit Jacobian, so its
+    # log density at (c0, log a, log b) must equal the original's at (c, log a, log b) --
+    # the same prior on c, a, b and the same likelihood, with no constant between them
+    s, y = calibrated(50, 3)
+    cal = BayesianBetaCalibrator(**FAST).fit(s, y)
+    F = cal._features(s)
+    data = {"F": F, "t": y.astype(float), "w": np.ones(s.size)}
+    hyper = cal._hyper()
+    original = calibration_map_model(data, **hyper)
+    centred = calibration_map_model({**data, "centre": cal.feature_centre_}, **hyper)
+    np.testing.assert_allclose(cal.feature_centre_, F.mean(axis=0))
+    logp_o, logp_c = original.compile_logp(), centred.compile_logp()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        c, log_ab = rng.normal(scale=3.0), rng.normal(scale=1.5, size=2)
+        c0 = c + cal.feature_centre_ @ np.exp(log_ab)
+        lo = logp_o({"intercept": c, "coef_log__": log_ab})
+        lc = logp_c({"intercept_centred": c0, "coef_log__": log_ab})
+        np.testing.assert_allclose(lc, lo, rtol=1e-10)
+
+
+def test_beta_map_warns_when_the_posterior_fails():
+    s, y = narrow_scores()
+    with pytest.warns(PosteriorDiagnosticsWarning,
+                      match=r"BayesianBetaCalibrator posterior failed.*ESS.*Increase `tune`"):
+        cal = BayesianBetaCalibrator(draws=20, tune=50, random_state=0).fit(s, y)
+    assert not cal.diagnostics_.converged
+
+
+@pytest.mark.slow
+def test_beta_map_mixes_on_narrow_scores():
+    # sampler_choice's n = 300 set (scores in [0.495, 0.506]): c is pinned only with
+    # a - b, a curved ridge in (c, log a, log b). Sampling c itself gave R-hat 1.08-1.65,
+    # bulk ESS 3-22 and 8-20 divergences with the defaults (benchmarks/beta_map_mixing.py)
+    s, y = narrow_scores()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorDiagnosticsWarning)
+        cal = BayesianBetaCalibrator(draws=300, tune=500, random_state=0).fit(s, y)
+    diag = cal.diagnostics_
+    assert diag.divergences == 0
+    assert diag.rhat_max <= 1.01
+    assert diag.ess_bulk_min >= 200
+
+
+@pytest.mark.slow
+def test_beta_map_centred_agrees_with_the_original_where_it_converged():
+    rng = np.random.default_rng(5)  # benchmarks/beta_map_mixing.py synthetic n = 2000, seed 5
+    x = rng.normal(size=(2000, 1))
+    s = 1.0 / (1.0 + np.exp(-(x @ rng.normal(scale=2.0, size=1))))
+    y = rng.binomial(1, s)
+    grid = np.linspace(0.01, 0.99, 25)
+    means, ses = [], []
+    # the original as the benchmark ran it (defaults, target_accept 0.8: converged on this
+    # set), the centred map with 2 x 500 draws (R-hat within about 0.01 of 1 by chance)
+    for cal in (_UncentredBeta(target_accept=0.8, random_state=0),
+                BayesianBetaCalibrator(draws=500, tune=500, random_state=0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PosteriorDiagnosticsWarning)
+            cal.fit(s, y)
+        assert cal.diagnostics_.divergences == 0 and cal.diagnostics_.rhat_max <= 1.02
+        draws = cal._proba_draws(grid)[..., 1]
+        means.append(draws.mean(axis=0))
+        ses.append(draws.std(axis=0) / np.sqrt(cal.diagnostics_.ess_bulk_min))
+    assert np.all(np.abs(means[1] - means[0]) <= 4.0 * np.hypot(*ses))
