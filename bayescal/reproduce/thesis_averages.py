@@ -95,9 +95,9 @@ def dataset_means(tree: Any, metric: str, *, datasets: tuple[str, ...] = REAL_WO
     """
     ds = tree["/metrics"].ds
     if metric not in ds.data_vars:
-        raise ValueError(f"`metric` {metric!r} is not in the cube; its metrics: "
-                         f"{sorted(v for v in ds.data_vars if 'dataset' in ds[v].dims)}. "
-                         "Add it to the spec's [metrics] names and rerun.")
+        # e.g. the full size runs thesis_binary.toml, which records `brier`, not the
+        # thesis' `brier_sum`: recompute it per fold from the stored predictions
+        ds = ds.assign({metric: _recomputed(tree, metric, ds)})
     have = [str(d) for d in ds["dataset"].to_numpy()]
     missing = [d for d in datasets if d not in have]
     if missing:
@@ -124,6 +124,22 @@ def dataset_means(tree: Any, metric: str, *, datasets: tuple[str, ...] = REAL_WO
                 rows[(d, clf, label)] = float(means.sel(dataset=d, classifier=clf, scenario=sc))
     index = pd.MultiIndex.from_tuples(list(rows), names=["dataset", "classifier", "label"])
     return pd.Series(list(rows.values()), index=index, name=metric, dtype=float)
+
+
+def _recomputed(tree: Any, metric: str, ds: Any) -> Any:
+    """``metric`` per fold from the cube's predictions, aligned with ``ds``."""
+    from bayescal.cube.derived import fold_label_metric
+
+    try:
+        values = fold_label_metric(tree, metric)
+    except ValueError as err:
+        raise ValueError(f"`metric` {metric!r} is not in the cube and cannot be recomputed "
+                         f"from its predictions ({err}); its metrics: "
+                         f"{sorted(v for v in ds.data_vars if 'dataset' in ds[v].dims)}. "
+                         "Add it to the spec's [metrics] names and rerun.") from err
+    if "repeat" in ds.dims:
+        values = values.expand_dims(repeat=ds["repeat"].to_numpy())
+    return values.transpose(*ds["log_loss" if "log_loss" in ds else "failed"].dims)
 
 
 def average_over_datasets(per_dataset: pd.Series) -> pd.Series:
