@@ -24,10 +24,17 @@ from .test_runner import KILL_SPEC, assert_same_cube
 REPO = HERE.parents[1]
 
 
+def _default_sigint() -> None:
+    # A shell runs background jobs with SIGINT ignored, and Python keeps an ignored
+    # SIGINT ignored; the child gets the disposition of an interactive command.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(*args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(HERE)])}
     return subprocess.Popen([sys.executable, "-m", "bayescal.study", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_sigint)
 
 
 def test_two_concurrent_runs_one_runs_one_is_refused(tmp_path, test_estimators_on_path):
