@@ -92,11 +92,18 @@ def _max_features(value: Any, n_features: int) -> int:
 def _fit_forest(forest: Any, X: Any, y: Any) -> Any | None:
     """The forest fitted as ``forest.fit(X, y)`` fits it, or None when not plain."""
     from scipy.sparse import issparse
-    from sklearn.ensemble._forest import _generate_sample_indices, _get_n_samples_bootstrap
     from sklearn.tree import DecisionTreeClassifier
-    from sklearn.tree._classes import CRITERIA_CLF, DENSE_SPLITTERS
-    from sklearn.tree._tree import DepthFirstTreeBuilder, Tree
     from sklearn.utils import check_random_state
+
+    try:  # scikit-learn's private tree-building pieces; gone or moved: ordinary fit
+        from sklearn.ensemble._forest import (
+            _generate_sample_indices,
+            _get_n_samples_bootstrap,
+        )
+        from sklearn.tree._classes import CRITERIA_CLF, DENSE_SPLITTERS
+        from sklearn.tree._tree import DepthFirstTreeBuilder, Tree
+    except ImportError:
+        return None
     from sklearn.utils.validation import validate_data
 
     forest._validate_params()

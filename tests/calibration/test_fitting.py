@@ -86,6 +86,18 @@ def test_lean_path_is_taken_only_for_a_plain_forest(monkeypatch):
         assert not _fitting._plain_forest(forest), params
 
 
+def test_missing_private_pieces_fall_back_to_the_forests_own_fit(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sklearn.tree._classes", None)  # import fails
+    X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    forest = RandomForestClassifier(n_estimators=3, random_state=0)
+    assert _fitting._fit_forest(forest, X, y) is None
+    fitted = fit_estimator(forest, X, y)
+    slow = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(fitted.predict_proba(X), slow.predict_proba(X))
+
+
 @pytest.mark.parametrize("case", ["nan", "class_weight", "sample_weight", "subclass"])
 def test_other_cases_fall_back_to_the_forests_own_fit(case):
     X, y = make_classification(n_samples=60, n_features=4, random_state=0)
