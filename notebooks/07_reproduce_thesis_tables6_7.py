@@ -56,16 +56,10 @@ import matplotlib
 import numpy as np
 import pandas as pd
 
-import bayescal
-from bayescal.reproduce import load_reproduction
+from bayescal.reproduce import load_reproduction, set_default_data_dir
 from bayescal.reproduce.command import run_reproduction
 
-REPO = Path(bayescal.__file__).resolve().parents[1]
-if "BAYESCAL_DATA" not in os.environ:  # the shared data sets beside the repository
-    for cand in (REPO.parent / "shared" / "data", REPO.parents[1] / "shared" / "data"):
-        if cand.is_dir():
-            os.environ["BAYESCAL_DATA"] = str(cand)
-            break
+set_default_data_dir()  # BAYESCAL_DATA, else the shared data beside the repository
 figures = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp())
 out = figures / "seed000_t67"  # the reproduction's cube, comparison and agreement
 rep = load_reproduction("seed000_tables6_7")

@@ -61,14 +61,12 @@ import numpy as np
 import pandas as pd
 
 from bayescal.cube import open_results
-from bayescal.reproduce import load_reproduction
+from bayescal.reproduce import load_reproduction, set_default_data_dir
 from bayescal.reproduce.claims import evaluate_check
 from bayescal.reproduce.command import run_reproduction
-from bayescal.reproduce.registry import DEFAULT_ROOT
 
 pd.set_option("display.width", 160)
-if "BAYESCAL_DATA" not in os.environ:  # the shared datasets beside the repository
-    os.environ["BAYESCAL_DATA"] = str(DEFAULT_ROOT.parents[2] / "shared" / "data")
+set_default_data_dir()  # BAYESCAL_DATA, else the shared data beside the repository
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed000"
 rep = load_reproduction("seed000_figs12_13")
 print(rep.title, "--", rep.source, rep.tables, rep.figures)

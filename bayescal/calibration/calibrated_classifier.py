@@ -90,7 +90,12 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     group_size : int, default=100
         DGG group size (the thesis used 100).
     random_state : None, int or numpy Generator, default=None
-        Seeds the split of ``split`` and the data generation of ``dg``/``dgg``.
+        Seeds the split of ``split`` and the data generation of ``dg``/``dgg``
+        (including every ``random_state`` left None in the generation rounds'
+        classifier clones, inner estimators of a Pipeline too). The final
+        classifier is ``clone(estimator)`` as given: seed it yourself for a
+        reproducible ``estimator_``, as with scikit-learn's
+        ``CalibratedClassifierCV``.
 
     Attributes
     ----------

@@ -118,8 +118,30 @@ def _draw_split(
 UNUSED_IN_ROUNDS = ("oob_score",)
 
 
-def _round_estimator(estimator: Any, rng: np.random.Generator) -> Any:
-    """A clone for one DG/DGG round: its own seed if unseeded, no unused outputs.
+def _unseeded_nested(estimator: Any) -> list[str]:
+    """Nested ``random_state`` parameters left None (``rf__random_state`` of a Pipeline)."""
+    return [name for name, value in estimator.get_params(deep=True).items()
+            if name.endswith("__random_state") and value is None]
+
+
+def _nested_stream(rng: np.random.Generator) -> np.random.Generator:
+    """A stream for nested seeds that leaves ``rng``'s own draws as they were."""
+    try:
+        return rng.spawn(1)[0]  # advances nothing in ``rng``
+    except TypeError:  # a bit generator without a SeedSequence (legacy seeding)
+        return np.random.default_rng(int(rng.integers(2**63 - 1)))
+
+
+def _round_estimator(estimator: Any, rng: np.random.Generator,
+                     nested_seeds: dict[str, int]) -> Any:
+    """A clone for one DG/DGG round: its own seeds where unseeded, no unused outputs.
+
+    A top-level ``random_state`` left None is drawn from ``rng`` (the splits'
+    stream); the nested ones (a Pipeline's or meta-estimator's inner
+    estimators) are set to ``nested_seeds``, drawn by the caller from a
+    stream of their own, so that a classifier without unseeded inner
+    estimators draws exactly the splits and seeds it did before nested
+    seeding existed.
 
     A round only reads the clone's predictions on the held-out samples, so a
     parameter that merely adds an output the round never reads (``oob_score``
@@ -133,6 +155,8 @@ def _round_estimator(estimator: Any, rng: np.random.Generator) -> Any:
     params = est.get_params(deep=False)
     if "random_state" in params and params["random_state"] is None:
         est.set_params(random_state=int(rng.integers(2**31 - 1)))
+    if nested_seeds:
+        est.set_params(**nested_seeds)
     unused = {name: False for name, value in est.get_params(deep=True).items()
               if name.rsplit("__", 1)[-1] in UNUSED_IN_ROUNDS and value is not False}
     if unused:
@@ -178,8 +202,11 @@ def generate_calibration_data(
         stratified random ``test_fraction`` of the samples and trains on a
         bootstrap sample of the rest.
     random_state : None, int or numpy Generator, default=None
-        Seeds the splits, and the estimator clones whose own ``random_state``
-        is None (so the same seed gives the same data).
+        Seeds the splits, and every ``random_state`` of the estimator clones
+        left None -- the estimator's own and, from a separate stream, those of
+        its inner estimators (the steps of a Pipeline, the base estimator of a
+        meta-estimator) -- so the same seed gives the same data. A Generator
+        is advanced, and spawns one child stream when inner seeds are needed.
 
     Returns
     -------
@@ -248,12 +275,16 @@ def generate_calibration_data(
     check_n_classes_present(codes, "y")
     n_classes = classes.shape[0]
     rng = np.random.default_rng(random_state)
+    nested = _unseeded_nested(estimator)
+    nested_rng = _nested_stream(rng) if nested else None
 
     scores_list, labels = [], []
     collected = 0
     while collected < n_samples:
         train, held = _draw_split(codes, n_classes, test_fraction, rng)
-        est = fit_estimator(_round_estimator(estimator, rng), X_[train], y_arr[train])
+        seeds = ({} if nested_rng is None
+                 else {name: int(nested_rng.integers(2**31 - 1)) for name in nested})
+        est = fit_estimator(_round_estimator(estimator, rng, seeds), X_[train], y_arr[train])
         scores_list.append(classifier_scores(est, X_[held], classes))
         labels.append(codes[held])
         collected += held.shape[0]

@@ -5,13 +5,16 @@
   sizes, the paper's numbers as ``paper.csv`` and the agreement thresholds);
 * :mod:`~bayescal.reproduce.agreement` — how closely our numbers follow the
   paper's: best method per row, method pairs in the same order, ratios;
-* :mod:`~bayescal.reproduce.command` — ``bayescal reproduce``.
+* :mod:`~bayescal.reproduce.command` — ``bayescal reproduce``;
+* :mod:`~bayescal.reproduce.data_dir` — the shared data beside the checkout
+  when ``BAYESCAL_DATA`` is unset (what the notebooks call first).
 
 Importing it loads NumPy only.
 """
 
 from bayescal.reproduce.agreement import Agreement, agreement, comparison_table
+from bayescal.reproduce.data_dir import set_default_data_dir, shared_data_dir
 from bayescal.reproduce.registry import Reproduction, list_reproductions, load_reproduction
 
 __all__ = ["Agreement", "Reproduction", "agreement", "comparison_table", "list_reproductions",
-           "load_reproduction"]
+           "load_reproduction", "set_default_data_dir", "shared_data_dir"]

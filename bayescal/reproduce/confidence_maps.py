@@ -266,13 +266,11 @@ def _data_dir(data_dir: str | Path | None) -> str | Path | None:
     """``data_dir``, else ``$BAYESCAL_DATA``, else a ``shared/data`` beside the checkout."""
     import os
 
+    from bayescal.reproduce.data_dir import shared_data_dir
+
     if data_dir is not None or os.environ.get("BAYESCAL_DATA"):
         return data_dir
-    root = Path(__file__).resolve().parents[2]
-    for shared in (root.parent / "shared" / "data", root.parents[1] / "shared" / "data"):
-        if shared.is_dir():
-            return shared
-    return None  # load_dataset then says how to point at the data
+    return shared_data_dir()  # None: load_dataset then says how to point at the data
 
 
 def plot_groups(groups: dict[str, tuple[np.ndarray, np.ndarray]], path: Path) -> Path:

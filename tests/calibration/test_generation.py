@@ -6,13 +6,18 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_iris, make_classification
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
 from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
-from bayescal.calibration import IsotonicCalibrator, OneVsRestCalibrator, generation
+from bayescal.calibration import (
+    CalibratedClassifier,
+    IsotonicCalibrator,
+    OneVsRestCalibrator,
+    generation,
+)
 from bayescal.calibration.generation import (
     generate_calibration_data,
     group_binary_problems,
@@ -109,6 +114,86 @@ def test_estimator_random_state_is_seeded_for_determinism():
     a = generate_calibration_data(tree, X, y, n_samples=300, random_state=5)
     b = generate_calibration_data(tree, X, y, n_samples=300, random_state=5)
     np.testing.assert_array_equal(a[0], b[0])
+
+
+class _SeedRecorder(GaussianNB):
+    """Gaussian NB with a ``random_state`` it only records (one entry per fit)."""
+
+    seen: list = []
+
+    def __init__(self, *, random_state=None):
+        super().__init__()
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        _SeedRecorder.seen.append(self.random_state)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def _seeds_of(estimator, X, y, **kwargs):
+    _SeedRecorder.seen = []
+    data = generate_calibration_data(estimator, X, y, n_samples=300, **kwargs)
+    return data, list(_SeedRecorder.seen)
+
+
+def test_unseeded_inner_estimators_are_seeded_per_round():
+    # an unseeded forest inside a Pipeline: the same random_state gives the same data
+    X, y = make_classification(n_samples=80, random_state=1)
+    pipe = Pipeline([("scale", StandardScaler()),
+                     ("rf", RandomForestClassifier(n_estimators=5, max_features=1))])
+    a = generate_calibration_data(pipe, X, y, n_samples=300, random_state=5)
+    b = generate_calibration_data(pipe, X, y, n_samples=300, random_state=5)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert pipe.get_params()["rf__random_state"] is None  # the caller's is untouched
+    # every round its own seed, the same ones for the same random_state (and for DGG,
+    # which a study replays from DG's fits)
+    nested = Pipeline([("scale", StandardScaler()), ("nb", _SeedRecorder())])
+    _, seeds = _seeds_of(nested, X, y, random_state=5)
+    assert len(seeds) >= 300 / 40 and all(isinstance(s, int) for s in seeds)
+    assert len(set(seeds)) == len(seeds)
+    assert _seeds_of(nested, X, y, random_state=5)[1] == seeds
+    assert _seeds_of(nested, X, y, method="dgg", group_size=20, random_state=5)[1] == seeds
+    assert _seeds_of(nested, X, y, random_state=6)[1] != seeds
+    # a seed the caller set is kept
+    fixed = Pipeline([("scale", StandardScaler()), ("nb", _SeedRecorder(random_state=3))])
+    assert set(_seeds_of(fixed, X, y, random_state=5)[1]) == {3}
+
+
+def test_inner_seeds_leave_the_splits_and_top_level_seeds_as_they_were():
+    # the inner seeds come from a stream of their own: a classifier whose inner
+    # random_state is None draws the same splits (and top-level seeds) as one whose
+    # inner random_state is set, so seeded runs of deterministic inner estimators
+    # keep their numbers
+    X, y = make_classification(n_samples=80, random_state=1)
+    unset = Pipeline([("scale", StandardScaler()), ("nb", _SeedRecorder())])
+    fixed = Pipeline([("scale", StandardScaler()), ("nb", _SeedRecorder(random_state=0))])
+    for state, extra in ((lambda: 5, {}), (lambda: np.random.default_rng(5), {}),
+                         (lambda: 5, {"test_fraction": 0.3})):
+        a, _ = _seeds_of(unset, X, y, random_state=state(), **extra)
+        b, _ = _seeds_of(fixed, X, y, random_state=state(), **extra)
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    bag = BaggingClassifier(_SeedRecorder(), n_estimators=3)  # top level and inner unset
+    bag_fixed = BaggingClassifier(_SeedRecorder(random_state=0), n_estimators=3)
+    a = generate_calibration_data(bag, X, y, n_samples=300, random_state=5)
+    b = generate_calibration_data(bag_fixed, X, y, n_samples=300, random_state=5)
+    np.testing.assert_array_equal(a[0], b[0])
+
+
+def test_calibrated_classifier_dg_calibration_is_reproducible_with_inner_forest():
+    X, y = make_classification(n_samples=80, random_state=1)
+    pipe = Pipeline([("scale", StandardScaler()),
+                     ("rf", RandomForestClassifier(n_estimators=5, max_features=1))])
+    grid = np.linspace(0, 1, 41)
+    maps = []
+    for _ in range(2):
+        model = CalibratedClassifier(estimator=pipe, calibrator=IsotonicCalibrator(),
+                                     scenario="dgg", n_generated=300, group_size=20,
+                                     random_state=0).fit(X, y)
+        maps.append(model.calibrator_.predict_proba(grid))
+    # the calibration map comes from the generated data only (the final forest is the
+    # caller's, unseeded, as in scikit-learn's CalibratedClassifierCV)
+    np.testing.assert_array_equal(maps[0], maps[1])
 
 
 def test_multiclass_returns_probabilities_and_codes():
@@ -208,9 +293,8 @@ def test_rounds_skip_out_of_bag_scoring_with_identical_data(monkeypatch, nested)
     assert all(_RecordingForest.seen)
     np.testing.assert_array_equal(fast[0], before[0])
     np.testing.assert_array_equal(fast[1], before[1])
-    if nested:  # a nested unseeded forest is not seeded per round (not reproducible)
-        return
-    # unseeded forest (random_state=None: each round seeded from the generator)
+    # unseeded forest (random_state=None: each round seeded from the generator; nested
+    # in the Pipeline, from its own stream)
     forest.set_params(random_state=None)
     monkeypatch.setattr(generation, "UNUSED_IN_ROUNDS", ("oob_score",))
     a = generate_calibration_data(est, X, y, method="dgg", n_samples=400, group_size=20,

@@ -161,3 +161,77 @@ def test_registered_and_quick_spec_mirrors_the_thesis_study():
         f = full["scenarios"][name]
         assert (s["kind"], s.get("calibrator"), s.get("classifiers")) == (
             f["kind"], f.get("calibrator"), f.get("classifiers"))
+
+
+STUDY = """
+[study]
+name = "averages"
+seed = 7
+
+[protocol]
+kind = "kfold"
+n_splits = 3
+
+[datasets.blobs]
+generator = "sklearn.datasets.make_classification"
+params = { n_samples = 60, n_features = 4, n_informative = 2, n_redundant = 0 }
+
+[datasets.iris]
+source = "iris"
+
+[classifiers.nb]
+class = "sklearn.naive_bayes.GaussianNB"
+
+[classifiers.lr]
+class = "sklearn.linear_model.LogisticRegression"
+params = { max_iter = 1000 }
+
+[scenarios.raw]
+kind = "raw"
+
+[scenarios.iso]
+# binary only: fails on iris (3 classes), so those cells have no predictions
+kind = "split"
+calibrator = { class = "bayescal.calibration.IsotonicCalibrator" }
+classifiers = ["nb"]
+
+[metrics]
+names = ["brier", "log_loss"]
+"""
+
+
+def test_a_metric_missing_from_the_cube_is_recomputed_from_its_predictions(tmp_path):
+    from bayescal.cube import open_results
+    from bayescal.study import parse_spec, run
+    from bayescal.study.runner import StudyCellWarning
+
+    with pytest.warns(StudyCellWarning, match="3 cell"):
+        run(parse_spec(STUDY), tmp_path / "store", n_jobs=1, progress=False)
+    tree = open_results(tmp_path / "store")
+    assert "brier_sum" not in tree["/metrics"].ds
+    bars = {"Raw": {"*": "raw"}, "IR": {"nb": "iso"}}
+    got = dataset_means(tree, "brier_sum", datasets=("blobs", "iris"), scenarios=bars)
+    # by hand from the stored out-of-fold predictions: Eq. 10, the squared error summed
+    # over the classes, averaged over a fold's rows, then over the folds
+    want = {}
+    for d in ("blobs", "iris"):
+        pred = tree[f"/predictions/{d}"].ds
+        y, fold = pred["y"].to_numpy(), pred["fold"].to_numpy()
+        onehot = np.eye(pred.sizes["class"])[y]
+        for clf, label, sc in (("nb", "Raw", "raw"), ("lr", "Raw", "raw"), ("nb", "IR", "iso")):
+            p = pred["proba"].sel(classifier=clf, scenario=sc).to_numpy()
+            per_fold = [((p[fold == f] - onehot[fold == f]) ** 2).sum(axis=1).mean()
+                        for f in range(3)]
+            want[(d, clf, label)] = float(np.mean(per_fold))
+    assert set(got.index) == set(want)  # lr has no IR bar (not applicable)
+    for key, value in want.items():
+        np.testing.assert_allclose(got[key], value, rtol=1e-12, err_msg=str(key))
+    assert np.isnan(got[("iris", "nb", "IR")])  # failed cells: NaN, never a partial mean
+    assert np.isfinite(got.drop(("iris", "nb", "IR"))).all()
+    # binary: the sum over both classes is twice the recorded (scikit-learn) Brier score
+    brier = dataset_means(tree, "brier", datasets=("blobs",), scenarios=bars)
+    np.testing.assert_allclose(got.loc["blobs"].to_numpy(), 2 * brier.loc["blobs"].to_numpy(),
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="'rmse_true' is not in the cube and cannot be "
+                                         "recomputed"):
+        dataset_means(tree, "rmse_true", datasets=("blobs",), scenarios=bars)

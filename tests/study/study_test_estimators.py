@@ -78,3 +78,28 @@ class StuckPosteriorNB(GaussianNB):
             warnings.simplefilter("ignore")
             record_diagnostics(self, self.idata_, sampler="test", seconds=0.0)
         return self
+
+
+class WarningNaiveBayes(GaussianNB):
+    """Gaussian NB that warns in every ``fit``, as ``SVC(probability=True)`` does.
+
+    Two FutureWarnings: ``message`` itself (the same in every fit) and
+    ``message`` with the number of training rows (one per distinct size).
+    GaussianNB's own input checks (scikit-learn's ``check_array``) enter
+    ``warnings.catch_warnings`` in every fit, as SVC's do.
+    """
+
+    fits = 0
+
+    def __init__(self, *, priors=None, var_smoothing=1e-9, message="repeated"):
+        super().__init__(priors=priors, var_smoothing=var_smoothing)
+        self.message = message
+
+    def fit(self, X, y, sample_weight=None):
+        import warnings
+
+        type(self).fits += 1
+        fitted = super().fit(X, y, sample_weight=sample_weight)
+        warnings.warn(self.message, FutureWarning, stacklevel=2)
+        warnings.warn(f"{self.message} on {len(y)} rows", FutureWarning, stacklevel=2)
+        return fitted
