@@ -8,13 +8,47 @@ cell — locally in parallel or on Dask — writing each finished cell to a stor
 and returns the result cube (an ``xarray.DataTree``); :func:`open_results`
 (from :mod:`bayescal.cube`) reads it back.
 
-Dask is imported only when a scheduler is used.
+The names below are imported on first use (PEP 562), so that importing a
+submodule (``bayescal.study.workers``, which ``bayescal run -j N`` needs
+before anything heavy) does not import scikit-learn and the runner. Dask is
+imported only when a scheduler is used.
 """
 
-from bayescal.cube.reading import open_results
-from bayescal.study.executors import SchedulerUnreachableError
-from bayescal.study.runner import StudyCellWarning, run
-from bayescal.study.spec import Spec, SpecError, load_spec, parse_spec
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bayescal.cube.reading import open_results
+    from bayescal.study.executors import SchedulerUnreachableError
+    from bayescal.study.runner import StudyCellWarning, run
+    from bayescal.study.spec import Spec, SpecError, load_spec, parse_spec
+
+#: Public name -> module that defines it.
+_LAZY = {
+    "open_results": "bayescal.cube.reading",
+    "SchedulerUnreachableError": "bayescal.study.executors",
+    "StudyCellWarning": "bayescal.study.runner",
+    "run": "bayescal.study.runner",
+    "Spec": "bayescal.study.spec",
+    "SpecError": "bayescal.study.spec",
+    "load_spec": "bayescal.study.spec",
+    "parse_spec": "bayescal.study.spec",
+}
 
 __all__ = ["SchedulerUnreachableError", "Spec", "SpecError", "StudyCellWarning", "load_spec",
            "open_results", "parse_spec", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

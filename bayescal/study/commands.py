@@ -157,6 +157,17 @@ def run_command(spec: str | None, store: str | None, resume: bool, scheduler: st
     printed) or the run could not start; 75 when another process is writing
     the store; 130 / 143 when interrupted by SIGINT / SIGTERM.
     """
+    from bayescal.study.workers import prestarted, processes_for
+
+    # the worker processes start first: their imports run beside this process's
+    with prestarted(processes_for(jobs, scheduler)):
+        _run(spec, store, resume, scheduler, jobs, data_dir, allow_module, metric, fmt, quiet)
+
+
+def _run(spec: str | None, store: str | None, resume: bool, scheduler: str | None,
+         jobs: int | None, data_dir: str | None, allow_module: tuple[str, ...],
+         metric: str | None, fmt: str, quiet: bool) -> None:
+    """The body of :func:`run_command` (after its worker processes have started)."""
     import warnings
 
     from bayescal.cube import StoreBusyError

@@ -7,9 +7,10 @@ every executor takes the largest task first:
 
 * :func:`sequential` — in the calling process (``n_jobs=1``);
 * :func:`local_processes` — the calling process (on a thread) and ``n - 1``
-  warm loky worker processes, started once per run with the spec and the
-  datasets, one BLAS thread each; tasks are handed out one at a time, the
-  largest left first, to whichever is free;
+  warm worker processes (:mod:`bayescal.study.workers`), started once per
+  run, one BLAS thread each; tasks are handed out one at a time, the largest
+  left first, to whichever is free, and a model that compiles on its first
+  fit stays on the processes that have compiled it;
 * :func:`dask` — an existing scheduler's address, or ``"local"`` to start a
   :class:`dask.distributed.LocalCluster` listening on 127.0.0.1 only (tasks
   submitted with priorities, the largest first). The
@@ -32,9 +33,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from bayescal.cube.store import CellResult
-from bayescal.study.cells import Task, run_task
+from bayescal.study.cells import run_task
 from bayescal.study.data import PreparedData
 from bayescal.study.schedule import QueuedTask, TaskQueue, default_workers, worker_warmup
+from bayescal.study.workers import SINGLE_THREAD_ENV
 
 __all__ = ["SCHEDULER_TIMEOUT", "SINGLE_THREAD_ENV", "SchedulerUnreachableError",
            "StudyTerminated", "dask", "local_processes", "sequential", "terminate_on_signals"]
@@ -98,47 +100,25 @@ def sequential() -> Iterator[Executor]:
     yield _sequential
 
 
-#: Environment of local workers: every BLAS/OpenMP pool starts with one thread,
-#: so that no library has to be scanned and limited per task.
-SINGLE_THREAD_ENV = {name: "1" for name in (
-    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
-
-#: What a warm worker keeps between tasks: the spec and the prepared datasets
-#: (sent once, when the worker starts), and its process's imports, numba and
-#: PyTensor compilations and caches.
-_WORKER_STATE: dict[str, Any] = {}
-
-
-def _init_worker(spec: Any, datasets: list[PreparedData]) -> None:
-    """Loky initializer: keep the study's spec and data, one BLAS thread for life."""
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(limits=1)
-    _WORKER_STATE["spec"] = spec
-    _WORKER_STATE["datasets"] = datasets
-
-
-def _worker_task(task: Task, train: Any, test: Any) -> list[CellResult]:
-    """Run ``task`` in a warm worker on the data its initializer received."""
-    spec, datasets = _WORKER_STATE["spec"], _WORKER_STATE["datasets"]
-    return run_task(spec, task, datasets[task.dataset], train, test, blas_threads=None)
+LOCAL = "local"  # the calling process's worker, as TaskQueue.take knows it
 
 
 class _LocalWorker:
     """Tasks computed in the calling process, on a thread, beside the worker processes.
 
-    The thread takes the largest waiting task whenever it is free, as the
-    worker processes do, and reports each finished task (or the exception
-    that stopped it) through ``events``; ``None`` says it has stopped. The
-    calling process has already imported the runner and holds the data, so
-    ``-j N`` starts only ``N - 1`` processes: one warm-up fewer than ``N``
-    fresh workers, and no core left to a process that only writes cells.
+    The thread takes its next task from the queue (:meth:`TaskQueue.take`)
+    whenever it is free, as the worker processes do, records the finished
+    one's seconds, and reports each finished task (or the exception that
+    stopped it) through ``events``; ``None`` says it has stopped. When the
+    queue has nothing for it (the waiting tasks need a model compiled in
+    another process) it waits for the others. The calling process has
+    already imported the runner and holds the data, so ``-j N`` starts only
+    ``N - 1`` processes: one warm-up fewer than ``N`` fresh workers.
     """
 
     def __init__(self, spec: Any, queue: TaskQueue, datasets: list[PreparedData],
-                 lock: threading.Lock, events: Any) -> None:
-        self._args = (spec, queue, datasets, lock, events)
+                 cond: threading.Condition, events: Any) -> None:
+        self._args = (spec, queue, datasets, cond, events)
         self.stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="bayescal-local-worker",
                                         daemon=True)
@@ -146,23 +126,98 @@ class _LocalWorker:
     def start(self) -> None:
         self._thread.start()
 
+    def _next(self, finished: QueuedTask | None, seconds: float) -> QueuedTask | None:
+        _, queue, _, cond, _ = self._args
+        with cond:
+            if finished is not None:  # done and the next take in one step: never seen idle
+                queue.record(finished, seconds)
+                queue.done(LOCAL)
+            while not self.stop.is_set() and len(queue):
+                item = queue.take(LOCAL)
+                if item is not None:
+                    cond.notify_all()
+                    return item
+                cond.wait()
+            cond.notify_all()
+            return None
+
     def _loop(self) -> None:
-        spec, queue, datasets, lock, events = self._args
+        spec, _, datasets, _, events = self._args
+        finished, seconds = None, 0.0
         try:
-            while not self.stop.is_set():
-                with lock:
-                    if not queue:
-                        break
-                    item = queue.pop()
+            while (item := self._next(finished, seconds)) is not None:
                 try:
                     cells = run_task(spec, item.task, datasets[item.task.dataset], item.train,
                                      item.test, blas_threads=None)
                 except BaseException as exc:  # handed to the calling thread, which raises it
-                    events.put(("local", item, exc))
+                    events.put((LOCAL, item, exc))
                     break
-                events.put(("local", item, cells))
+                events.put((LOCAL, item, cells))
+                finished, seconds = item, _seconds(cells)
         finally:
             events.put(None)
+
+
+def _parallel(spec: Any, queue: TaskQueue, datasets: list[PreparedData],
+              processes: list[Any], local: list[_LocalWorker]) -> Iterator[list[CellResult]]:
+    """Run the queue on this process's thread and ``processes``; yield each task's cells."""
+    from bayescal.study.workers import payload_file
+
+    with payload_file(spec, datasets) as payload:
+        yield from _run_queue(spec, queue, datasets, processes, local, payload)
+
+
+def _run_queue(spec: Any, queue: TaskQueue, datasets: list[PreparedData],
+               processes: list[Any], local: list[_LocalWorker], payload: str
+               ) -> Iterator[list[CellResult]]:
+    from queue import SimpleQueue
+
+    cond = threading.Condition()
+    events: SimpleQueue[Any] = SimpleQueue()
+    running: dict[Any, tuple[Any, QueuedTask]] = {}
+    idle = list(processes)
+
+    def hand_out() -> None:  # under ``cond``
+        for proc in list(idle):
+            item = queue.take(proc)
+            if item is None:
+                continue
+            idle.remove(proc)
+            future = proc.submit(item.task, item.train, item.test, payload)
+            running[future] = (proc, item)
+            future.add_done_callback(lambda f: events.put(("pool", f, None)))
+        cond.notify_all()
+
+    here = _LocalWorker(spec, queue, datasets, cond, events)
+    local.append(here)
+    here.start()  # takes the largest task while the processes finish starting
+    with cond:
+        hand_out()
+    local_running = True
+    while local_running or running:
+        event = events.get()
+        if event is None:
+            local_running = False
+            with cond:
+                hand_out()
+            continue
+        source, first, second = event
+        if source == LOCAL:  # already recorded by the thread
+            cells = second
+            if isinstance(cells, BaseException):
+                raise cells
+            with cond:
+                hand_out()
+        else:
+            proc, item = running.pop(first)
+            cells = first.result()
+            with cond:  # done and the next take in one step: never seen idle
+                queue.record(item, _seconds(cells))
+                queue.done(proc)
+                idle.insert(0, proc)  # asked first: never seen idle by the others
+                hand_out()
+        yield cells
+    local.remove(here)
 
 
 @contextlib.contextmanager
@@ -171,91 +226,58 @@ def local_processes(n_jobs: int | None) -> Iterator[Executor]:
 
     ``n_jobs`` workers (None: :func:`bayescal.study.schedule.default_workers`,
     which runs a small study in this process alone): the calling process
-    computes tasks on a thread and ``n_jobs - 1`` processes are started once
-    per run by a loky process pool whose initializer hands each the spec and
-    the prepared datasets; each task then travels as its fold's row indices
-    only. Workers start with one BLAS/OpenMP thread
-    (:data:`SINGLE_THREAD_ENV`; the calling process limits its own for the
-    run) and keep their imports and compiled models between tasks. Tasks are
-    handed out one at a time, when a worker is free (none waits in a busy
-    worker's pipe), always the largest left
-    (:class:`~bayescal.study.schedule.TaskQueue`, re-priced by the measured
-    seconds of finished tasks). A cell computed in this process measures its
-    ``cell_cpu_seconds`` with the process's clock, so it also counts what
-    the calling thread spends writing other cells meanwhile (a few per cent).
-    The pool's workers are killed, and the calling process's
-    thread takes no new task, if the run is interrupted.
+    computes tasks on a thread and ``n_jobs - 1``
+    :class:`~bayescal.study.workers.WorkerProcess` processes do too. With
+    ``n_jobs`` given they are started (or adopted from
+    :func:`bayescal.study.workers.prestarted`) when the context is entered,
+    so that their imports overlap the data preparation; each reads the spec
+    and the prepared datasets from a private file with its first task
+    (:func:`bayescal.study.workers.payload_file`), and then each task
+    travels as its fold's row indices only. Workers start with one
+    BLAS/OpenMP thread (the calling process limits its own for the run) and
+    keep their imports and compiled models between tasks. Tasks are handed
+    out one at a time, when a worker is free (none waits in a busy worker's
+    pipe), by :meth:`~bayescal.study.schedule.TaskQueue.take`: the largest
+    left, re-priced by the measured seconds of finished tasks, and a model
+    that compiles on its first fit kept on the workers that have compiled it.
+    A cell computed in this process measures its ``cell_cpu_seconds`` with
+    the process's clock, so it also counts what the calling thread spends
+    writing other cells meanwhile (a few per cent). At the end the processes
+    exit while the cube is written; if the run is interrupted they are
+    killed, and the calling process's thread takes no new task.
     """
-    pools: list[Any] = []
+    from bayescal.study import workers as worker_processes
+
+    processes: list[Any] = worker_processes.start_processes(
+        worker_processes.processes_for(n_jobs))
     local: list[_LocalWorker] = []
+    finished = False
 
     def execute(spec: Any, queue: TaskQueue, datasets: list[PreparedData]
                 ) -> Iterator[list[CellResult]]:
-        from queue import SimpleQueue
-
-        from joblib.externals.loky import ProcessPoolExecutor
-
+        nonlocal finished
         from bayescal.threads import limit_blas_threads
 
         workers = (default_workers(queue, warmup=worker_warmup(spec)) if n_jobs is None
                    else min(n_jobs, len(queue)))
+        if n_jobs is None and workers > 1:
+            processes.extend(worker_processes.start_processes(workers - 1))
+        while len(processes) > max(workers - 1, 0):  # more than the tasks can use
+            processes.pop().shutdown()
         if workers <= 1:
             yield from _sequential(spec, queue, datasets)
-            return
-        lock = threading.Lock()
-        events: SimpleQueue[Any] = SimpleQueue()
-        with limit_blas_threads(1):
-            here = _LocalWorker(spec, queue, datasets, lock, events)
-            local.append(here)
-            here.start()  # takes the largest task while the pool starts
-            pool = ProcessPoolExecutor(max_workers=workers - 1, initializer=_init_worker,
-                                       initargs=(spec, datasets), env=SINGLE_THREAD_ENV)
-            pools.append(pool)
-            running: dict[Any, QueuedTask] = {}
-
-            def submit() -> None:
-                with lock:
-                    if not queue:
-                        return
-                    item = queue.pop()
-                future = pool.submit(_worker_task, item.task, item.train, item.test)
-                running[future] = item
-                future.add_done_callback(lambda f: events.put(("pool", f, None)))
-
-            # one task per worker process, the next handed out when it finishes: a task
-            # waiting in a busy process's pipe could not go to this process's thread,
-            # which would then run out of work before the processes do (the tail)
-            for _ in range(workers - 1):
-                submit()
-            local_running = True
-            while local_running or running:
-                event = events.get()
-                if event is None:
-                    local_running = False
-                    continue
-                source, first, second = event
-                if source == "local":
-                    item, cells = first, second
-                    if isinstance(cells, BaseException):
-                        raise cells
-                else:
-                    item = running.pop(first)
-                    cells = first.result()
-                    submit()
-                with lock:
-                    queue.record(item, _seconds(cells))
-                yield cells
-            local.remove(here)
-            pools.remove(pool)
-            pool.shutdown(wait=True)
+        else:
+            with limit_blas_threads(1):
+                yield from _parallel(spec, queue, datasets, processes, local)
+        finished = True
 
     try:
         yield execute
     finally:
         for here in local:  # interrupted: the thread ends after its current task
             here.stop.set()
-        for pool in pools:  # left by an interruption or a failure: no worker outlives it
-            pool.shutdown(wait=False, kill_workers=True)
+        for proc in processes:  # done: they exit while the cube is written; else killed
+            proc.shutdown(kill=not finished)
 
 
 @contextlib.contextmanager

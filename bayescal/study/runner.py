@@ -36,7 +36,12 @@ from bayescal.study import executors
 from bayescal.study.cells import Task
 from bayescal.study.data import PreparedData, prepare_dataset
 from bayescal.study.protocol import make_splits
-from bayescal.study.schedule import TaskQueue, available_cores, estimate_task_cost
+from bayescal.study.schedule import (
+    TaskQueue,
+    available_cores,
+    estimate_task_cost,
+    task_warmups,
+)
 from bayescal.study.seeds import DATASET, derive_seed
 from bayescal.study.spec import Spec, load_spec
 
@@ -209,10 +214,13 @@ def _executor(scheduler: str | None, n_jobs: int | None) -> Any:
 
 def task_queue(spec: Spec, tasks: list[tuple[Task, Any, Any]],
                datasets: list[PreparedData]) -> TaskQueue:
-    """The tasks in a :class:`TaskQueue`, priced by :func:`estimate_task_cost`."""
+    """The tasks in a :class:`TaskQueue`, priced by :func:`estimate_task_cost`.
+
+    Each task carries its process warm-ups (:func:`~bayescal.study.schedule.task_warmups`).
+    """
     estimates = [estimate_task_cost(spec, t, len(train), datasets[t.dataset].X.shape[1])
                  for t, train, _ in tasks]
-    return TaskQueue(tasks, estimates)
+    return TaskQueue(tasks, estimates, [task_warmups(spec, t) for t, _, _ in tasks])
 
 
 def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
@@ -306,8 +314,9 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
             _check_target(cells, layout, resume)  # again, now that we hold the lock
             if not fresh:
                 _heal(cells, layout, log)
-            datasets, splits, folds = _prepare(spec)
+            # the executor first: local worker processes import while the data are prepared
             with _executor(scheduler, n_jobs) as execute:
+                datasets, splits, folds = _prepare(spec)
                 if fresh:
                     from dataclasses import asdict
 

@@ -24,6 +24,19 @@ have run, :meth:`TaskQueue.record` rescales the pair's remaining estimates by
 their measured seconds (and other datasets' estimates of the classifier by the
 classifier's ratio), so measured costs take over from the table.
 
+Warm processes
+--------------
+Some models pay a large cost on their first fit in a process and little on
+later ones: a PyMC model's PyTensor/nutpie compilation (BLR with NUTS: ~9 s
+first, 0.2-0.6 s later fits of the same structure). :func:`task_warmups`
+names these per task (:data:`PROCESS_WARMUP`); :meth:`TaskQueue.take` keeps a
+model's tasks on the workers that have compiled it, so that ``-j 2`` pays
+each compilation once rather than once per process. A cold worker takes
+such a task only when nothing else is left for it and the model's waiting
+work, split between two workers, saves more than the compilation costs
+(``waiting > 2 x warm-up``), or when no other worker is busy (no task can
+wait forever).
+
 Workers
 -------
 :func:`default_workers` chooses the number of local workers when the person
@@ -44,7 +57,6 @@ Journal on Applied Mathematics* 17(2), 416-429.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,10 +64,12 @@ from typing import Any
 from bayescal.study.cells import Task
 from bayescal.study.imports import EstimatorSpec
 from bayescal.study.spec import Spec
+from bayescal.study.workers import available_cores
 
-__all__ = ["FIT_COST", "PROBE_WARMUP_SECONDS", "WORKER_WARMUP_SECONDS", "QueuedTask",
-           "TaskQueue", "available_cores", "default_workers", "estimate_task_cost",
-           "expected_makespan", "fit_cost", "scenario_fits", "worker_warmup"]
+__all__ = ["FIT_COST", "PROBE_WARMUP_SECONDS", "PROCESS_WARMUP", "WORKER_WARMUP_SECONDS",
+           "QueuedTask", "TaskQueue", "available_cores", "default_workers",
+           "estimate_task_cost", "expected_makespan", "fit_cost", "process_warmup",
+           "scenario_fits", "task_warmups", "worker_warmup"]
 
 #: CPU seconds a fresh worker process spends on imports and first
 #: compilations (scikit-learn, bayescal, numba caches) before it pays off
@@ -125,6 +139,31 @@ FIT_COST: dict[str, Callable[[int, int, dict[str, Any]], float]] = {
 }
 
 
+def _pymc_inference(p: dict[str, Any]) -> float:
+    """A PyMC model's first fit in a process: compilation (NUTS/ADVI ~9 s, Laplace ~1.5 s)."""
+    return 1.5 if p.get("inference") == "laplace" else 9.0
+
+
+def _gpc_warmup(p: dict[str, Any]) -> float:
+    return 9.0 if p.get("inference") in ("mcmc", "hsgp") else 0.0  # EP is NumPy: none
+
+
+#: CPU seconds the first fit of an estimator class pays in a new process beyond
+#: later fits of the same structure (PyMC models: PyTensor graph and nutpie/numba
+#: compilation; measured with ``benchmarks/parallel.py --warmup-only`` on
+#: ``benchmarks/thesis_small.toml``: BLR NUTS 8-9 CPU-s first, 0.2-0.6 later; BLR
+#: Laplace 1.3-1.4, then 0.2), by class name. Classes not listed pay none worth
+#: scheduling around (scikit-learn estimators; numba kernels load from the disk cache).
+PROCESS_WARMUP: dict[str, Callable[[dict[str, Any]], float]] = {
+    "BayesianLogisticRegression": _pymc_inference,
+    "BayesianPlattCalibrator": _pymc_inference,
+    "BayesianBetaCalibrator": _pymc_inference,
+    "BayesianSplineCalibrator": _pymc_inference,
+    "BayesianDirichletCalibrator": _pymc_inference,
+    "BayesianGPClassifier": _gpc_warmup,
+}
+
+
 def _nested(value: Any) -> Iterator[EstimatorSpec]:
     if isinstance(value, EstimatorSpec):
         yield value
@@ -163,6 +202,40 @@ def fit_cost(estimator: EstimatorSpec, n: int, d: int, overrides: dict[str, Any]
         cost = FIT_COST.get(name)
         total += cost(n, d, params) if cost is not None else 0.01 + 1e-6 * n * d
     return total
+
+
+def process_warmup(estimator: EstimatorSpec | None) -> float:
+    """CPU seconds a new process pays on its first fit of ``estimator`` (and what it nests).
+
+    The sum of :data:`PROCESS_WARMUP` over the estimator and its nested
+    estimators; 0 for ``None`` and for estimators without a compilation.
+    """
+    if estimator is None:
+        return 0.0
+    total = 0.0
+    for spec in _nested(estimator):
+        cost = PROCESS_WARMUP.get(spec.path.rsplit(".", 1)[-1])
+        total += cost(spec.params_dict()) if cost is not None else 0.0
+    return total
+
+
+def task_warmups(spec: Spec, task: Task) -> dict[tuple[str, int], float]:
+    """The process warm-ups ``task`` needs: ``{("classifier", c) | ("calibrator", s): seconds}``.
+
+    One key per model that compiles on its first fit in a process
+    (:func:`process_warmup` > 0): the task's classifier, and the calibrator
+    of each of its scenarios. A worker that has run a task with a key has
+    paid that warm-up (:meth:`TaskQueue.take`).
+    """
+    out: dict[tuple[str, int], float] = {}
+    cost = process_warmup(spec.classifiers[task.classifier].estimator)
+    if cost > 0:
+        out[("classifier", task.classifier)] = cost
+    for s in task.scenarios:
+        cost = process_warmup(spec.scenarios[s].calibrator)
+        if cost > 0:
+            out[("calibrator", s)] = cost
+    return out
 
 
 def scenario_fits(kind: str, params: dict[str, Any], n: int) -> list[float]:
@@ -239,6 +312,9 @@ class QueuedTask:
     test: Any
     estimate: float
     order: int = field(default=0)
+    warmups: dict[Any, float] = field(default_factory=dict)
+    #: warm-ups the worker that took it had not paid yet (:meth:`TaskQueue.take`)
+    paid: float = 0.0
 
 
 class TaskQueue:
@@ -249,6 +325,8 @@ class TaskQueue:
     items : list of (Task, train, test)
     estimates : list of float
         Expected seconds of each task (:func:`estimate_task_cost`).
+    warmups : list of dict, optional
+        Each task's process warm-ups (:func:`task_warmups`); default none.
 
     Notes
     -----
@@ -257,15 +335,28 @@ class TaskQueue:
     classifier) are re-priced by the mean of these ratios, and tasks of the
     same classifier on datasets not measured yet by the classifier's mean
     ratio.
+
+    :meth:`pop` ignores which worker asks; :meth:`take` and :meth:`done`
+    serve several workers at once and keep the models that compile on their
+    first fit on the workers that have compiled them (see the module's
+    *Warm processes*).
     """
 
-    def __init__(self, items: list[tuple[Task, Any, Any]], estimates: list[float]) -> None:
+    def __init__(self, items: list[tuple[Task, Any, Any]], estimates: list[float],
+                 warmups: list[dict[Any, float]] | None = None) -> None:
         if len(items) != len(estimates):
             raise ValueError(f"`estimates` must have one value per task ({len(items)}), "
                              f"got {len(estimates)}")
-        self._waiting = [QueuedTask(t, tr, te, float(e), i)
-                         for i, ((t, tr, te), e) in enumerate(zip(items, estimates, strict=True))]
+        if warmups is not None and len(warmups) != len(items):
+            raise ValueError(f"`warmups` must have one dict per task ({len(items)}), "
+                             f"got {len(warmups)}")
+        warmups = warmups if warmups is not None else [{} for _ in items]
+        self._waiting = [QueuedTask(t, tr, te, float(e), i, dict(w))
+                         for i, ((t, tr, te), e, w)
+                         in enumerate(zip(items, estimates, warmups, strict=True))]
         self._ratios: dict[tuple[int, ...], list[float]] = {}
+        self._warm: dict[Any, set[Any]] = {}  # worker -> warm-up keys it has paid
+        self._busy: set[Any] = set()
         self.total_estimate = float(sum(estimates))
         self.largest_estimate = float(max(estimates, default=0.0))
 
@@ -280,19 +371,111 @@ class TaskQueue:
                 return item.estimate * sum(ratios) / len(ratios)
         return item.estimate
 
+    def _largest(self, candidates: list[int]) -> int | None:
+        """The candidate of the largest price; a model's first task counts its warm-up.
+
+        The first task of a model no worker has compiled costs its warm-up
+        too wherever it goes: counted, it is handed out earlier, so that the
+        model's later (small) tasks are not all left for the end, where they
+        would keep its one warm worker busy while the others idle.
+        """
+        if not candidates:
+            return None
+        paid = set().union(*self._warm.values())
+
+        def price(i: int) -> tuple[float, int]:
+            item = self._waiting[i]
+            cold = sum(v for k, v in item.warmups.items() if k not in paid)
+            return self._price(item) + cold, -item.order
+
+        return max(candidates, key=price)
+
     def pop(self) -> QueuedTask:
         """Remove and return the waiting task of the largest current price."""
         if not self._waiting:
             raise IndexError("pop from an empty TaskQueue")
-        best = max(range(len(self._waiting)),
-                   key=lambda i: (self._price(self._waiting[i]), -self._waiting[i].order))
+        best = self._largest(list(range(len(self._waiting))))
+        assert best is not None
         return self._waiting.pop(best)
 
+    def take(self, worker: Any) -> QueuedTask | None:
+        """The task ``worker`` should run next, or None: let it wait for the others.
+
+        Tasks whose process warm-ups are paid on ``worker`` or on no worker
+        yet are its own; of a model warm only on other workers, a task is
+        stolen only if the model's waiting work is more than twice its
+        warm-up (splitting it then saves more than the warm-up costs). The
+        worker takes the largest of its own tasks, except that it turns to
+        the tasks only it will run (its models', which no one steals) as
+        soon as they are at least the other workers' share of the rest, so
+        that they do not all wait for the end. Failing any, the largest
+        stealable task; failing that, the largest task if no other worker
+        is busy (nothing waits forever). Otherwise None: ``worker`` waits
+        until another worker is :meth:`done`.
+
+        Parameters
+        ----------
+        worker : hashable
+            Who asks (any label, the same for all of one worker's calls).
+
+        Returns
+        -------
+        QueuedTask or None
+            None also when no task waits.
+        """
+        if not self._waiting:
+            return None
+        warm = self._warm.setdefault(worker, set())
+        others = set().union(*(k for w, k in self._warm.items() if w != worker))
+        work: dict[Any, float] = {}  # waiting work of each model
+        prices = [self._price(item) for item in self._waiting]
+        for item, price in zip(self._waiting, prices, strict=True):
+            for k in item.warmups:
+                work[k] = work.get(k, 0.0) + price
+        own, steal, exclusive = [], [], []
+        exclusive_work = flexible_work = 0.0
+        for i, item in enumerate(self._waiting):
+            unstealable = [k for k, v in item.warmups.items() if work[k] <= 2.0 * v]
+            foreign = [k for k in item.warmups if k in others and k not in warm]
+            if foreign:
+                if not any(k in unstealable for k in foreign):
+                    steal.append(i)
+            elif any(k in warm and k not in others for k in unstealable):
+                exclusive.append(i)
+                exclusive_work += prices[i]
+            else:
+                own.append(i)
+                flexible_work += prices[i]
+        helpers = max(len(self._warm) - 1, 1)
+        if exclusive and exclusive_work * helpers >= flexible_work:
+            best = self._largest(exclusive)
+        else:
+            best = self._largest(own + exclusive)
+        if best is None:
+            best = self._largest(steal)
+        if best is None and not (self._busy - {worker}):
+            best = self._largest(list(range(len(self._waiting))))
+        if best is None:
+            return None
+        item = self._waiting.pop(best)
+        item.paid = sum(v for k, v in item.warmups.items() if k not in warm)
+        warm.update(item.warmups)
+        self._busy.add(worker)
+        return item
+
+    def done(self, worker: Any) -> None:
+        """``worker`` has finished its task (call :meth:`record` for its seconds)."""
+        self._busy.discard(worker)
+
     def record(self, item: QueuedTask, seconds: float) -> None:
-        """Re-price the waiting tasks with the measured ``seconds`` of ``item``."""
+        """Re-price the waiting tasks with the measured ``seconds`` of ``item``.
+
+        The warm-ups its worker paid on it (``item.paid``) are not the
+        task's own cost and are left out (at most 95 % of its seconds).
+        """
         if not (seconds > 0 and item.estimate > 0 and math.isfinite(seconds)):
             return
-        ratio = seconds / item.estimate
+        ratio = max(seconds - item.paid, 0.05 * seconds) / item.estimate
         t = item.task
         self._ratios.setdefault((t.dataset, t.classifier), []).append(ratio)
         self._ratios.setdefault((t.classifier,), []).append(ratio)
@@ -301,14 +484,6 @@ class TaskQueue:
         """Pop every task in turn (the largest first); :meth:`record` may run between."""
         while self._waiting:
             yield self.pop()
-
-
-def available_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the system has one)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return os.cpu_count() or 1
 
 
 def worker_warmup(spec: Spec) -> float:

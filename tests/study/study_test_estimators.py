@@ -103,3 +103,30 @@ class WarningNaiveBayes(GaussianNB):
         warnings.warn(self.message, FutureWarning, stacklevel=2)
         warnings.warn(f"{self.message} on {len(y)} rows", FutureWarning, stacklevel=2)
         return fitted
+
+class PidNaiveBayes(GaussianNB):
+    """Gaussian NB that logs the process id of each fit to ``log_dir``.
+
+    ``ballast_mb``: memory it allocates (and keeps, and touches) on its first
+    fit in a process, as a worker that has compiled PyMC models holds;
+    ``delay``: seconds it sleeps in each fit.
+    """
+
+    ballast: list = []
+
+    def __init__(self, *, priors=None, var_smoothing=1e-9, log_dir="", ballast_mb=0,
+                 delay=0.0):
+        super().__init__(priors=priors, var_smoothing=var_smoothing)
+        self.log_dir = log_dir
+        self.ballast_mb = ballast_mb
+        self.delay = delay
+
+    def fit(self, X, y, sample_weight=None):
+        import os
+
+        if self.ballast_mb and not type(self).ballast:
+            type(self).ballast.append(bytearray(b"x") * (self.ballast_mb << 20))
+        time.sleep(self.delay)
+        with open(os.path.join(self.log_dir, f"{os.getpid()}.log"), "a") as fh:
+            fh.write("fit\n")
+        return super().fit(X, y, sample_weight=sample_weight)

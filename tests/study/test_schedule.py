@@ -18,6 +18,7 @@ from bayescal.study.schedule import (
     estimate_task_cost,
     expected_makespan,
     scenario_fits,
+    task_warmups,
     worker_warmup,
 )
 
@@ -211,3 +212,149 @@ def test_two_workers_give_the_one_worker_cube_and_cell_seconds(tmp_path):
         assert np.isfinite(seconds).all() and (seconds > 0).all()
         assert np.isfinite(m["cell_cpu_seconds"].values[done]).all()
         assert np.isnan(m["cell_seconds"].values[~done]).all()  # not applicable
+
+
+def _simulate(queue: TaskQueue, workers: list[str], cost) -> tuple[float, dict[int, str]]:
+    """Run ``queue`` on ``workers`` on a simulated clock; ``cost(item, cold)`` seconds.
+
+    ``cold``: the warm-ups the worker had not paid. Returns the makespan and
+    the worker of each task (by its order).
+    """
+    import heapq
+
+    clock, free, events, ran = 0.0, list(workers), [], {}
+    paid: dict[str, set] = {w: set() for w in workers}
+    while len(queue) or events:
+        for w in list(free):
+            item = queue.take(w)
+            if item is None:
+                continue
+            free.remove(w)
+            cold = {k: v for k, v in item.warmups.items() if k not in paid[w]}
+            paid[w].update(item.warmups)
+            ran[item.order] = w
+            heapq.heappush(events, (clock + cost(item, cold), w, item))
+        if not events:
+            raise AssertionError("every worker waits and tasks are left: deadlock")
+        clock, w, item = heapq.heappop(events)
+        queue.record(item, cost(item, {}))
+        queue.done(w)
+        free.insert(0, w)  # done and its next take in one step, as the executor does
+    return clock, ran
+
+
+def _probe_queue(n_big: int, n_probe: int, big: float, probe: float, warmup: float
+                 ) -> TaskQueue:
+    items = [(_task(0, f), None, None) for f in range(n_big)]
+    items += [(_task(1, f), None, None) for f in range(n_probe)]
+    warm = [{}] * n_big + [{("classifier", 1): warmup}] * n_probe
+    return TaskQueue(items, [big] * n_big + [probe] * n_probe, warm)
+
+
+def _cost(item, cold) -> float:
+    return item.estimate + sum(cold.values())
+
+
+def test_take_keeps_a_compiled_model_on_one_worker_and_balances():
+    # 8 forests of 2 s, 10 probe fits of 0.2 s that cost 9 s of compilation per process
+    queue = _probe_queue(8, 10, 2.0, 0.2, 9.0)
+    makespan, ran = _simulate(queue, ["local", "p1"], _cost)
+    probe_workers = {ran[i] for i in range(8, 18)}
+    assert len(probe_workers) == 1  # compiled once
+    # total work 16 + 2 + 9 = 27 on two workers: the ideal 13.5, within one forest
+    assert makespan <= 13.5 + 2.0
+    # largest first without affinity compiles in both processes and ends later
+    blind = _probe_queue(8, 10, 2.0, 0.2, 9.0)
+    blind_span, _ = _simulate(_Blind(blind), ["local", "p1"], _cost)
+    assert makespan < blind_span
+
+
+class _Blind:
+    """A queue that ignores warm-ups (the old largest-first hand-out), for comparison."""
+
+    def __init__(self, queue: TaskQueue) -> None:
+        self.q = queue
+
+    def __len__(self) -> int:
+        return len(self.q)
+
+    def take(self, worker):
+        return self.q.pop() if len(self.q) else None
+
+    def record(self, item, seconds):
+        self.q.record(item, seconds)
+
+    def done(self, worker):
+        pass
+
+
+def test_take_steals_a_model_whose_work_outweighs_its_warmup():
+    # 20 probe fits of 3 s with a 2 s warm-up: splitting them pays
+    queue = _probe_queue(0, 20, 0.0, 3.0, 2.0)
+    makespan, ran = _simulate(queue, ["local", "p1"], _cost)
+    assert set(ran.values()) == {"local", "p1"}
+    assert makespan <= 30 + 2 + 3.0
+
+
+def test_take_waits_rather_than_recompile_and_never_deadlocks():
+    items = [(_task(1, f), None, None) for f in range(3)]
+    queue = TaskQueue(items, [0.2] * 3, [{("classifier", 1): 9.0}] * 3)
+    first = queue.take("local")
+    assert first is not None and first.paid == 9.0
+    assert queue.take("p1") is None  # 0.4 s left: not worth 9 s of compilation; local busy
+    queue.record(first, 9.5)
+    queue.done("local")
+    # re-priced without the warm-up it paid: 0.5 s, not 9.5 s
+    assert queue._price(queue._waiting[0]) == pytest.approx(0.5)
+    # local is idle now: p1 may take a task rather than wait for nobody
+    forced = queue.take("p1")
+    assert forced is not None and forced.paid == 9.0
+    # two models, each warm on another worker, both idle: someone still takes them
+    items = [(_task(1, 0), None, None), (_task(2, 0), None, None), (_task(3, 0), None, None)]
+    keys = [{("classifier", 1): 5.0}, {("classifier", 2): 5.0},
+            {("classifier", 1): 5.0, ("classifier", 2): 5.0}]
+    queue = TaskQueue(items, [20.0, 20.0, 0.1], keys)
+    a, b = queue.take("a"), queue.take("b")
+    assert {a.task.classifier, b.task.classifier} == {1, 2}
+    queue.done("a")
+    assert queue.take("a") is None  # needs model 2, compiled by b, and b is busy
+    queue.done("b")
+    assert queue.take("b").task.classifier == 3  # no one else busy: taken
+
+
+def test_take_bad_input_and_empty_queue():
+    with pytest.raises(ValueError, match=r"`warmups` must have one dict per task \(1\), got 0"):
+        TaskQueue([(_task(0), None, None)], [1.0], [])
+    assert TaskQueue([], []).take("local") is None
+
+
+def test_task_warmups_name_the_compiling_models():
+    spec = parse_spec(COST_SPEC.replace(
+        'params = { inference = "auto" }',
+        'params = { inference = "auto" }\n\n[classifiers.blr]\n'
+        'class = "bayescal.probes.BayesianLogisticRegression"\n'
+        'params = { inference = "laplace" }\n\n[classifiers.blr_nuts]\n'
+        'class = "bayescal.probes.BayesianLogisticRegression"\n\n'
+        '[classifiers.gp_mcmc]\nclass = "bayescal.probes.BayesianGPClassifier"\n'
+        'params = { inference = "mcmc" }'
+    ) + '\n[scenarios.bayes_platt]\nkind = "full"\n'
+        'calibrator = { class = "bayescal.probes.BayesianPlattCalibrator" }\n'
+        'classifiers = ["nb"]\n')
+    names = [c.name for c in spec.classifiers]
+    scen = [s.name for s in spec.scenarios]
+
+    def warm(clf: str, scenarios: tuple[int, ...] = (0,)) -> dict:
+        return task_warmups(spec, Task(0, names.index(clf), 0, 0, scenarios))
+
+    assert warm("nb") == {} and warm("rf") == {} and warm("gpc") == {}  # EP: NumPy
+    assert warm("blr") == {("classifier", names.index("blr")): 1.5}
+    assert warm("blr_nuts") == {("classifier", names.index("blr_nuts")): 9.0}
+    assert warm("gp_mcmc") == {("classifier", names.index("gp_mcmc")): 9.0}
+    s = scen.index("bayes_platt")
+    assert warm("nb", (0, s)) == {("calibrator", s): 9.0}
+    # through a Pipeline too
+    pipe = parse_spec(TINY_SPEC.replace(
+        'class = "sklearn.linear_model.LogisticRegression"\nparams = { C = 0.5 }',
+        'class = "sklearn.pipeline.Pipeline"\nparams = { steps = [["blr", { class = '
+        '"bayescal.probes.BayesianLogisticRegression", params = { inference = "laplace" } }]] }'))
+    assert task_warmups(pipe, Task(0, 1, 0, 0, (0,))) == {("classifier", 1): 1.5}

@@ -1,0 +1,184 @@
+"""Warm worker processes of a local parallel study, startable before anything is imported.
+
+A :class:`WorkerProcess` is one process (a loky executor of one worker) that
+keeps its imports, the study's spec and data, and every model it has compiled
+between tasks. One process per executor lets the scheduler know which process
+runs which task, so that a model compiled in one process gets its later tasks
+there (:meth:`bayescal.study.schedule.TaskQueue.take`).
+
+A process starts importing what every task needs (scikit-learn, bayescal's
+calibrators and runner) as soon as it is created; the spec and the prepared
+datasets reach it later, through a private temporary file it reads with its
+first task (:func:`payload_file`). So the command line can start the
+processes first thing (:func:`prestarted`), and their imports run on the other
+cores while the calling process imports the runner and prepares the data.
+
+This module imports only the standard library at load time, so that
+``bayescal run -j N`` can start its workers before the heavy imports.
+
+Why loky's memory-leak guard is switched off
+--------------------------------------------
+loky replaces a worker whose resident memory has grown by more than 300 MB
+since its first task. A worker that has compiled PyMC models (nutpie, PyTensor)
+grows that much by design: it is warm, not leaking. Replaced, the new process
+paid every import and compilation again (seen as a second worker process, 8.8
+CPU-s of recompilation and the run's tail, in ``benchmarks/thesis_small.toml``
+with ``-j 2``). :func:`_init_process` therefore raises loky's threshold in its
+workers (a private setting; without it loky's default applies, which costs
+time, never results).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import sys
+import tempfile
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["SINGLE_THREAD_ENV", "WorkerProcess", "available_cores", "payload_file",
+           "prestarted", "processes_for", "start_processes"]
+
+#: Environment of local workers: every BLAS/OpenMP pool starts with one thread,
+#: so that no library has to be scanned and limited per task.
+SINGLE_THREAD_ENV = {name: "1" for name in (
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
+
+#: What a warm worker keeps between tasks: the spec and the prepared datasets
+#: (read with its first task), besides its imports and compiled models.
+_STATE: dict[str, Any] = {}
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def _init_process() -> None:
+    """In each worker: one BLAS thread for life; no replacement of a warm worker."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+    with contextlib.suppress(ImportError):
+        from joblib.externals.loky import process_executor
+
+        if hasattr(process_executor, "_MAX_MEMORY_LEAK_SIZE"):
+            process_executor._MAX_MEMORY_LEAK_SIZE = sys.maxsize
+
+
+def _warm_up() -> int:
+    """Import what every task needs; return the process id."""
+    import bayescal.study.cells  # noqa: F401  (scikit-learn, calibrators, the runner's cells)
+
+    return os.getpid()
+
+
+def _run(task: Any, train: Any, test: Any, payload: str) -> list[Any]:
+    """Run ``task`` in this worker on the spec and data pickled in the file ``payload``."""
+    from bayescal.study.cells import run_task
+
+    if _STATE.get("payload") != payload:  # the first task of this run in this process
+        with open(payload, "rb") as fh:
+            _STATE["spec"], _STATE["datasets"] = pickle.load(fh)
+        _STATE["payload"] = payload
+    spec, datasets = _STATE["spec"], _STATE["datasets"]
+    return run_task(spec, task, datasets[task.dataset], train, test, blas_threads=None)
+
+
+@contextlib.contextmanager
+def payload_file(spec: Any, datasets: Any) -> Iterator[str]:
+    """A private temporary file holding ``(spec, datasets)`` for the workers of one run.
+
+    Each worker process reads it once, with its first task; a file rather
+    than the first task's arguments, so that a worker replaced by loky (a
+    crash) reads it again instead of failing. Removed when the context ends.
+    """
+    fd, path = tempfile.mkstemp(prefix="bayescal-study-", suffix=".pickle")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump((spec, datasets), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        yield path
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+class WorkerProcess:
+    """One warm worker process for one study run.
+
+    Created, it starts its process and its imports at once. Its tasks name
+    the run's :func:`payload_file`, which it reads with the first. Call
+    :meth:`shutdown` when the run ends (``kill=True`` when it is interrupted).
+    """
+
+    def __init__(self) -> None:
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        self._pool = ProcessPoolExecutor(max_workers=1, initializer=_init_process,
+                                         env=SINGLE_THREAD_ENV)
+        self._pool.submit(_warm_up)
+
+    def submit(self, task: Any, train: Any, test: Any, payload: str) -> Any:
+        """Run ``task`` on the fold (``train``, ``test``) there; return its future.
+
+        ``payload``: the run's :func:`payload_file`.
+        """
+        return self._pool.submit(_run, task, train, test, payload)
+
+    def shutdown(self, kill: bool = False) -> None:
+        """End the process without waiting for it (``kill``: at once, mid-task)."""
+        self._pool.shutdown(wait=False, kill_workers=kill)
+
+
+#: Processes started by :func:`prestarted`, waiting for a run to adopt them.
+_PRESTARTED: list[WorkerProcess] = []
+
+
+def start_processes(n: int) -> list[WorkerProcess]:
+    """``n`` worker processes: those :func:`prestarted` first, new ones for the rest."""
+    n = max(n, 0)
+    adopted = _PRESTARTED[:n]
+    del _PRESTARTED[:n]
+    return adopted + [WorkerProcess() for _ in range(n - len(adopted))]
+
+
+def processes_for(n_jobs: int | None, scheduler: str | None = None) -> int:
+    """Worker processes a local run with ``n_jobs`` starts (0 if it cannot be known yet).
+
+    ``n_jobs`` counts the calling process: ``-j 2`` starts one process, ``-j -1``
+    one per core but one. Dask runs (``scheduler``) and the default
+    (``None``: decided from the tasks, after the data are prepared) start none
+    here.
+    """
+    if scheduler is not None or n_jobs is None:
+        return 0
+    return max((available_cores() if n_jobs == -1 else n_jobs) - 1, 0)
+
+
+@contextlib.contextmanager
+def prestarted(n: int) -> Iterator[None]:
+    """Start ``n`` worker processes now, for the next local run in this process.
+
+    The run adopts them (:func:`start_processes`); any not adopted when the
+    context ends (the run failed before its tasks, or needed fewer) are killed.
+
+    Examples
+    --------
+    >>> with prestarted(0):  # the command line: ``bayescal run -j 2`` starts 1
+    ...     pass
+    """
+    mine = [WorkerProcess() for _ in range(n)]
+    _PRESTARTED.extend(mine)
+    try:
+        yield
+    finally:
+        for proc in mine:
+            if proc in _PRESTARTED:
+                _PRESTARTED.remove(proc)
+                proc.shutdown(kill=True)
