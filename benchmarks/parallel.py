@@ -43,16 +43,18 @@ ROOT = Path(__file__).resolve().parent.parent
 _WARMUP_CHILD = r"""
 import sys, time
 t0 = time.process_time()
-from bayescal.study.executors import _init_worker, _worker_task
+from bayescal.study.workers import _init_process, _run, _warm_up
+_init_process()
+_warm_up()
 imports = time.process_time() - t0
 from bayescal.cube.store import StoreLayout
 from bayescal.study import load_spec
 from bayescal.study.runner import _prepare, _tasks, task_queue
+from bayescal.study.workers import payload_file
 spec = load_spec(sys.argv[1])
 datasets, splits, _ = _prepare(spec)
-t1 = time.process_time()
-_init_worker(spec, datasets)
-imports += time.process_time() - t1
+payload = payload_file(spec, datasets)
+path = payload.__enter__()
 queue = task_queue(spec, _tasks(spec, StoreLayout.from_spec(spec), splits, set()), datasets)
 only = set(sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else None
 firsts = {}
@@ -64,9 +66,10 @@ for item in firsts.values():
     runs = []
     for _ in range(2):
         c = time.process_time()
-        _worker_task(item.task, item.train, item.test)
+        _run(item.task, item.train, item.test, path)
         runs.append(time.process_time() - c)
     print(f"task {spec.classifiers[item.task.classifier].name} {runs[0]:.3f} {runs[1]:.3f}")
+payload.__exit__(None, None, None)
 """
 
 

@@ -205,8 +205,10 @@ def run_task(spec: Spec, task: Task, data: PreparedData, train: np.ndarray, test
     list of CellResult
         One per scenario of ``task.scenarios``, in that order.
     """
+    from bayescal.study.warnings_once import each_warning_once
     from bayescal.threads import limit_blas_threads
 
     cache = FitCache(data.X[train], data.y[train])
-    with limit_blas_threads(blas_threads):
+    # a warning repeated in every cell (calibrators' and metrics' too) is shown once
+    with limit_blas_threads(blas_threads), each_warning_once():
         return [_one_cell(spec, task, s, data, train, test, cache) for s in task.scenarios]
