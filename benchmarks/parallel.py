@@ -109,7 +109,7 @@ def cli_run(spec_path: str, jobs: int) -> dict:
     import psutil
 
     root = Path(tempfile.mkdtemp(prefix="bench-parallel-"))
-    cmd = [sys.executable, "-c", "from bayescal.cli import main; main()", "run", spec_path,
+    cmd = [sys.executable, "-c", "from bayescal.cli import entry; entry()", "run", spec_path,
            "-j", str(jobs), "--store", str(root / "store"), "-q"]
     seen: dict[int, float] = {}
     pre = last_alive = None

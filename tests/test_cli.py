@@ -164,3 +164,25 @@ def test_reliability_missing_target_column(runner, tmp_path):
     result = runner.invoke(main, ["reliability", str(csv), "--out", str(tmp_path)])
     assert result.exit_code == 1
     assert "target" in result.output
+
+
+def test_console_entry_runs_main_then_freezes_for_a_quick_exit(monkeypatch):
+    import gc
+
+    import bayescal.cli as cli
+
+    calls = []
+
+    def fake_main():
+        calls.append(gc.get_freeze_count())
+        raise SystemExit(3)
+
+    monkeypatch.setattr(cli, "main", fake_main)
+    gc.unfreeze()
+    try:
+        with pytest.raises(SystemExit) as info:
+            cli.entry()
+        assert info.value.code == 3 and calls == [0]  # the command ran unfrozen, its status kept
+        assert gc.get_freeze_count() > 0  # frozen only after it
+    finally:
+        gc.unfreeze()
