@@ -140,8 +140,8 @@ FIT_COST: dict[str, Callable[[int, int, dict[str, Any]], float]] = {
 
 
 def _pymc_inference(p: dict[str, Any]) -> float:
-    """A PyMC model's first fit in a process: compilation (NUTS/ADVI ~9 s, Laplace ~1.5 s)."""
-    return 1.5 if p.get("inference") == "laplace" else 9.0
+    """A PyMC model's first fit in a process: compilation (NUTS/ADVI ~9 s, Laplace ~1.2 s)."""
+    return 1.2 if p.get("inference") == "laplace" else 9.0
 
 
 def _gpc_warmup(p: dict[str, Any]) -> float:
@@ -152,7 +152,7 @@ def _gpc_warmup(p: dict[str, Any]) -> float:
 #: later fits of the same structure (PyMC models: PyTensor graph and nutpie/numba
 #: compilation; measured with ``benchmarks/parallel.py --warmup-only`` on
 #: ``benchmarks/thesis_small.toml``: BLR NUTS 8-9 CPU-s first, 0.2-0.6 later; BLR
-#: Laplace 1.3-1.4, then 0.2), by class name. Classes not listed pay none worth
+#: Laplace 1.4, then 0.2), by class name. Classes not listed pay none worth
 #: scheduling around (scikit-learn estimators; numba kernels load from the disk cache).
 PROCESS_WARMUP: dict[str, Callable[[dict[str, Any]], float]] = {
     "BayesianLogisticRegression": _pymc_inference,
@@ -407,8 +407,8 @@ class TaskQueue:
         warm-up (splitting it then saves more than the warm-up costs). The
         worker takes the largest of its own tasks, except that it turns to
         the tasks only it will run (its models', which no one steals) as
-        soon as they are at least the other workers' share of the rest, so
-        that they do not all wait for the end. Failing any, the largest
+        soon as they are half the other workers' share of the rest, so that
+        they do not all wait for the end. Failing any, the largest
         stealable task; failing that, the largest task if no other worker
         is busy (nothing waits forever). Otherwise None: ``worker`` waits
         until another worker is :meth:`done`.
@@ -446,8 +446,12 @@ class TaskQueue:
             else:
                 own.append(i)
                 flexible_work += prices[i]
+        # only this worker will run its exclusive tasks: left to the end they would keep it
+        # busy while the others idle; taken early, it simply returns to the shared ones.
+        # Their prices are uncertain (the first one's seconds less a tabled warm-up), so it
+        # turns to them once they are half the others' share of the rest.
         helpers = max(len(self._warm) - 1, 1)
-        if exclusive and exclusive_work * helpers >= flexible_work:
+        if exclusive and 2.0 * exclusive_work * helpers >= flexible_work:
             best = self._largest(exclusive)
         else:
             best = self._largest(own + exclusive)

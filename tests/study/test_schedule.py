@@ -347,7 +347,7 @@ def test_task_warmups_name_the_compiling_models():
         return task_warmups(spec, Task(0, names.index(clf), 0, 0, scenarios))
 
     assert warm("nb") == {} and warm("rf") == {} and warm("gpc") == {}  # EP: NumPy
-    assert warm("blr") == {("classifier", names.index("blr")): 1.5}
+    assert warm("blr") == {("classifier", names.index("blr")): 1.2}
     assert warm("blr_nuts") == {("classifier", names.index("blr_nuts")): 9.0}
     assert warm("gp_mcmc") == {("classifier", names.index("gp_mcmc")): 9.0}
     s = scen.index("bayes_platt")
@@ -357,4 +357,4 @@ def test_task_warmups_name_the_compiling_models():
         'class = "sklearn.linear_model.LogisticRegression"\nparams = { C = 0.5 }',
         'class = "sklearn.pipeline.Pipeline"\nparams = { steps = [["blr", { class = '
         '"bayescal.probes.BayesianLogisticRegression", params = { inference = "laplace" } }]] }'))
-    assert task_warmups(pipe, Task(0, 1, 0, 0, (0,))) == {("classifier", 1): 1.5}
+    assert task_warmups(pipe, Task(0, 1, 0, 0, (0,))) == {("classifier", 1): 1.2}
