@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import signal
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -138,7 +139,7 @@ class WorkerProcess:
 
         self._pool = ProcessPoolExecutor(max_workers=1, initializer=_init_process,
                                          env=SINGLE_THREAD_ENV)
-        self._pool.submit(_warm_up)
+        self._pid = self._pool.submit(_warm_up)  # the process starts now
 
     def submit(self, task: Any, train: Any, test: Any, payload: str) -> Any:
         """Run ``task`` on the fold (``train``, ``test``) there; return its future.
@@ -148,8 +149,20 @@ class WorkerProcess:
         return self._pool.submit(_run, task, train, test, payload)
 
     def shutdown(self, kill: bool = False) -> None:
-        """End the process without waiting for it (``kill``: at once, mid-task)."""
-        self._pool.shutdown(wait=False, kill_workers=kill)
+        """End the process without waiting for it (``kill``: at once, mid-task).
+
+        A kill signals the process itself and then shuts the executor down,
+        rather than through loky's ``kill_workers``, whose manager thread
+        can then fail with a ``KeyError`` on a task handed over but not yet
+        sent (seen 2 times in 20 in a loop of kills; 0 in 20 this way).
+        """
+        pid = None
+        if kill and self._pid.done() and not self._pid.cancelled() and not self._pid.exception():
+            pid = self._pid.result()
+        if pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+        self._pool.shutdown(wait=False, kill_workers=kill and pid is None)
 
 
 #: Processes started by :func:`prestarted`, waiting for a run to adopt them.

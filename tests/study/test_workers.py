@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import subprocess
@@ -96,6 +97,33 @@ def test_payload_file_round_trip_and_removal():
     with pytest.raises(RuntimeError, match="boom"), workers.payload_file(1, 2) as path:
         raise RuntimeError("boom")
     assert not os.path.exists(path)
+
+
+def test_a_killed_worker_ends_at_once_without_errors(monkeypatch):
+    import threading
+    import time
+
+    errors: list[str] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(repr(args.exc_value)))
+    for rep in range(6):
+        proc = workers.WorkerProcess()
+        pid = proc._pid.result(timeout=60)
+        for _ in range(3):  # one running, others handed over and waiting
+            proc._pool.submit(time.sleep, 30)
+        time.sleep(0.01 * rep)
+        proc.shutdown(kill=True)
+        for _ in range(100):  # gone within seconds, not after its 30 s task
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        else:
+            raise AssertionError(f"worker {pid} still alive")
+    time.sleep(1.0)  # the executors' manager threads have ended
+    assert errors == []
 
 
 def test_processes_for():
