@@ -137,7 +137,7 @@ class _LocalWorker:
                 if item is not None:
                     cond.notify_all()
                     return item
-                cond.wait()
+                cond.wait(timeout=1.0)  # woken when another worker finishes; or stopped
             cond.notify_all()
             return None
 
