@@ -16,8 +16,9 @@ imported only when a scheduler is used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bayescal._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from bayescal.cube.reading import open_results
@@ -41,14 +42,4 @@ __all__ = ["SchedulerUnreachableError", "Spec", "SpecError", "StudyCellWarning",
            "open_results", "parse_spec", "run"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
