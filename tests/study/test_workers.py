@@ -99,6 +99,7 @@ def test_payload_file_round_trip_and_removal():
     assert not os.path.exists(path)
 
 
+@pytest.mark.slow
 def test_a_killed_worker_ends_at_once_without_errors(monkeypatch):
     import threading
     import time
