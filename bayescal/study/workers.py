@@ -154,15 +154,17 @@ class WorkerProcess:
         A kill signals the process itself and then shuts the executor down,
         rather than through loky's ``kill_workers``, whose manager thread
         can then fail with a ``KeyError`` on a task handed over but not yet
-        sent (seen 2 times in 20 in a loop of kills; 0 in 20 this way).
+        sent (seen 2 times in 20 in a loop of kills; 0 in 20 this way). The
+        process is known from the executor (a private loky attribute; the
+        warm-up's answer once it has come); if neither is there, loky kills.
         """
-        pid = None
+        pids = set(getattr(self._pool, "_processes", None) or {}) if kill else set()
         if kill and self._pid.done() and not self._pid.cancelled() and not self._pid.exception():
-            pid = self._pid.result()
-        if pid is not None:
+            pids.add(self._pid.result())
+        for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
-        self._pool.shutdown(wait=False, kill_workers=kill and pid is None)
+        self._pool.shutdown(wait=False, kill_workers=kill and not pids)
 
 
 #: Processes started by :func:`prestarted`, waiting for a run to adopt them.

@@ -11,9 +11,20 @@ from bayescal.reproduce import set_default_data_dir, shared_data_dir
 from bayescal.reproduce.data_dir import _CHECKOUT
 
 
+def _unset(monkeypatch) -> None:
+    """Unset BAYESCAL_DATA so that what the test sets is undone afterwards too.
+
+    ``monkeypatch.delenv`` of a variable that is not set records nothing, and a
+    value ``set_default_data_dir`` then sets would leak into later tests (it did,
+    in CI, where the variable is not set): setting it first records the original.
+    """
+    monkeypatch.setenv("BAYESCAL_DATA", "")
+    monkeypatch.delenv("BAYESCAL_DATA")
+
+
 @pytest.fixture
 def no_env(monkeypatch):
-    monkeypatch.delenv("BAYESCAL_DATA", raising=False)
+    _unset(monkeypatch)
 
 
 def _shared(base: Path) -> Path:
@@ -57,7 +68,7 @@ def test_unset_variable_points_at_the_shared_data(tmp_path, monkeypatch, unset):
     if unset == "empty":  # the loaders treat an empty value as unset too
         monkeypatch.setenv("BAYESCAL_DATA", "")
     else:
-        monkeypatch.delenv("BAYESCAL_DATA", raising=False)
+        _unset(monkeypatch)
     assert set_default_data_dir(tmp_path / "repo") == data
     assert os.environ["BAYESCAL_DATA"] == str(data)
 

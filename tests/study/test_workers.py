@@ -106,12 +106,14 @@ def test_a_killed_worker_ends_at_once_without_errors(monkeypatch):
 
     errors: list[str] = []
     monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(repr(args.exc_value)))
-    for rep in range(6):
+    for rep in range(8):
         proc = workers.WorkerProcess()
-        pid = proc._pid.result(timeout=60)
+        if rep % 2:  # killed while it still imports (a run that fails at once), or later
+            pid = proc._pid.result(timeout=60)
         for _ in range(3):  # one running, others handed over and waiting
             proc._pool.submit(time.sleep, 30)
         time.sleep(0.01 * rep)
+        pid = next(iter(proc._pool._processes))
         proc.shutdown(kill=True)
         for _ in range(100):  # gone within seconds, not after its 30 s task
             try:
