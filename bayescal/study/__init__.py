@@ -22,7 +22,7 @@ from bayescal._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from bayescal.cube.reading import open_results
-    from bayescal.study.executors import SchedulerUnreachableError
+    from bayescal.study.executors import SchedulerUnreachableError, WorkerProcessError
     from bayescal.study.runner import StudyCellWarning, run
     from bayescal.study.spec import Spec, SpecError, load_spec, parse_spec
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "open_results": "bayescal.cube.reading",
     "SchedulerUnreachableError": "bayescal.study.executors",
+    "WorkerProcessError": "bayescal.study.executors",
     "StudyCellWarning": "bayescal.study.runner",
     "run": "bayescal.study.runner",
     "Spec": "bayescal.study.spec",
@@ -38,8 +39,8 @@ _LAZY = {
     "parse_spec": "bayescal.study.spec",
 }
 
-__all__ = ["SchedulerUnreachableError", "Spec", "SpecError", "StudyCellWarning", "load_spec",
-           "open_results", "parse_spec", "run"]
+__all__ = ["SchedulerUnreachableError", "Spec", "SpecError", "StudyCellWarning",
+           "WorkerProcessError", "load_spec", "open_results", "parse_spec", "run"]
 
 
 __getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

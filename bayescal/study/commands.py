@@ -171,6 +171,7 @@ def _run(spec: str | None, store: str | None, resume: bool, scheduler: str | Non
     import warnings
 
     from bayescal.cube import StoreBusyError
+    from bayescal.study.executors import WorkerProcessError
     from bayescal.study.runner import StudyCellWarning, run
     from bayescal.study.spec import SpecError, load_spec
 
@@ -192,7 +193,7 @@ def _run(spec: str | None, store: str | None, resume: bool, scheduler: str | Non
         click.echo(f"interrupted; continue with: bayescal run ... --store {target} --resume",
                    err=True)
         sys.exit(130)
-    except (FileExistsError, ValueError, ConnectionError, OSError) as exc:
+    except (FileExistsError, ValueError, ConnectionError, OSError, WorkerProcessError) as exc:
         raise click.ClickException(" ".join(str(exc).split())) from None
     click.echo(f"{_status_line(tree)}; store {target}")
     _print_table(tree, metric or parsed.metrics.names[0], fmt)

@@ -39,7 +39,8 @@ from bayescal.study.schedule import QueuedTask, TaskQueue, default_workers, work
 from bayescal.study.workers import SINGLE_THREAD_ENV
 
 __all__ = ["SCHEDULER_TIMEOUT", "SINGLE_THREAD_ENV", "SchedulerUnreachableError",
-           "StudyTerminated", "dask", "local_processes", "sequential", "terminate_on_signals"]
+           "StudyTerminated", "WorkerProcessError", "dask", "local_processes", "sequential",
+           "terminate_on_signals"]
 
 #: Seconds allowed to reach a remote Dask scheduler.
 SCHEDULER_TIMEOUT = 5
@@ -49,6 +50,10 @@ Executor = Callable[[Any, TaskQueue, list[PreparedData]], Iterator[list[CellResu
 
 class SchedulerUnreachableError(ConnectionError):
     """The Dask scheduler given to the runner cannot be reached."""
+
+
+class WorkerProcessError(RuntimeError):
+    """A local worker process ended in the middle of a task (killed, out of memory)."""
 
 
 class StudyTerminated(SystemExit):
@@ -158,6 +163,24 @@ class _LocalWorker:
             events.put(None)
 
 
+def _result(spec: Any, item: QueuedTask, future: Any) -> list[CellResult]:
+    """A worker process's cells; its death raised as :class:`WorkerProcessError`."""
+    from concurrent.futures import BrokenExecutor
+
+    try:
+        return future.result()
+    except BrokenExecutor as exc:
+        t = item.task
+        detail = " ".join(str(exc).split())[:300]
+        raise WorkerProcessError(
+            f"a worker process ended while computing classifier "
+            f"{spec.classifiers[t.classifier].name!r} on dataset "
+            f"{spec.datasets[t.dataset].name!r} (repeat {t.repeat}, fold {t.fold}): {detail}. "
+            "The system may have stopped it for lack of memory. The cells finished so far "
+            "are kept: continue the study with --resume (resume=True), with fewer workers "
+            "(-j) if memory is short") from None
+
+
 def _parallel(spec: Any, queue: TaskQueue, datasets: list[PreparedData],
               processes: list[Any], local: list[_LocalWorker]) -> Iterator[list[CellResult]]:
     """Run the queue on this process's thread and ``processes``; yield each task's cells."""
@@ -210,7 +233,7 @@ def _run_queue(spec: Any, queue: TaskQueue, datasets: list[PreparedData],
                 hand_out()
         else:
             proc, item = running.pop(first)
-            cells = first.result()
+            cells = _result(spec, item, first)
             with cond:  # done and the next take in one step: never seen idle
                 queue.record(item, _seconds(cells))
                 queue.done(proc)

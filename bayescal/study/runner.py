@@ -271,6 +271,9 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
         If another process is writing ``store`` (raised at once).
     SchedulerUnreachableError
         If the Dask scheduler cannot be reached.
+    WorkerProcessError
+        If a local worker process ended mid-task (the cells finished so far
+        are kept; ``resume=True`` continues).
     ValueError
         If ``resume`` meets a store of another spec, or a dataset cannot be
         prepared.

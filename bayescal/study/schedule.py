@@ -42,9 +42,8 @@ Workers
 :func:`default_workers` chooses the number of local workers when the person
 running the study does not: one per available core, but never more than
 there are tasks, and one (no worker processes at all) when a worker
-process's expected start-up (:func:`worker_warmup`: imports, and for
-PyMC-based probes PyMC's import and first compilations, paid in every new
-process) would cost more than the parallel part saves
+process's expected start-up (:func:`worker_warmup`: imports, and the
+compilation of a PyMC model it may have to run) would cost more than the parallel part saves
 (:func:`expected_makespan`; the calling process is one of the workers): the
 default must never be slower than one worker.
 
@@ -66,7 +65,7 @@ from bayescal.study.imports import EstimatorSpec
 from bayescal.study.spec import Spec
 from bayescal.study.workers import available_cores
 
-__all__ = ["FIT_COST", "PROBE_WARMUP_SECONDS", "PROCESS_WARMUP", "WORKER_WARMUP_SECONDS",
+__all__ = ["FIT_COST", "PROCESS_WARMUP", "WORKER_WARMUP_SECONDS",
            "QueuedTask", "TaskQueue", "available_cores", "default_workers",
            "estimate_task_cost", "expected_makespan", "fit_cost", "process_warmup",
            "scenario_fits", "task_warmups", "worker_warmup"]
@@ -77,11 +76,6 @@ __all__ = ["FIT_COST", "PROBE_WARMUP_SECONDS", "PROCESS_WARMUP", "WORKER_WARMUP_
 #: from the disk cache 0.45, on a loaded machine; rounded up for the process
 #: start and the data it receives).
 WORKER_WARMUP_SECONDS = 5.0
-#: Extra start-up of a worker when the study uses bayescal's probes: PyMC's
-#: import and the first PyTensor compilation of each model, paid again in
-#: every new process (measured: BLR Laplace 1.5 CPU-s on the quick-start,
-#: BLR NUTS 11 CPU-s on ``benchmarks/thesis_small.toml``).
-PROBE_WARMUP_SECONDS = 10.0
 
 #: The share of rows a bootstrap sample leaves out (``(1 - 1/n)^n -> 1/e``).
 _OUT_OF_BOOTSTRAP = math.exp(-1.0)
@@ -493,14 +487,13 @@ class TaskQueue:
 def worker_warmup(spec: Spec) -> float:
     """Expected seconds a fresh worker spends before its first task pays off.
 
-    :data:`WORKER_WARMUP_SECONDS` (imports, numba caches), plus
-    :data:`PROBE_WARMUP_SECONDS` when the spec uses bayescal's probes (PyMC's
-    import and the models' first PyTensor compilation in every new process).
+    :data:`WORKER_WARMUP_SECONDS` (imports, numba caches), plus the largest
+    :func:`process_warmup` of the spec's classifiers and calibrators: a new
+    process compiles at most one such model, since the others stay on the
+    process that compiled them (:meth:`TaskQueue.take`).
     """
-    paths = [e.path for c in spec.classifiers for e in _nested(c.estimator)]
-    paths += [e.path for s in spec.scenarios for e in _nested(s.calibrator)]
-    uses_probes = any(p.startswith("bayescal.probes") for p in paths)
-    return WORKER_WARMUP_SECONDS + (PROBE_WARMUP_SECONDS if uses_probes else 0.0)
+    models = [c.estimator for c in spec.classifiers] + [s.calibrator for s in spec.scenarios]
+    return WORKER_WARMUP_SECONDS + max((process_warmup(m) for m in models), default=0.0)
 
 
 def default_workers(queue: TaskQueue, cores: int | None = None,

@@ -56,7 +56,6 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration._fitting import fit_estimator
-from bayescal.study.warnings_once import each_warning_once
 
 __all__ = ["FitCache", "SharedFitClassifier"]
 
@@ -210,10 +209,6 @@ class SharedFitClassifier(ClassifierMixin, BaseEstimator):
     (``available_if``), and fitted attributes of the wrapped classifier
     (``oob_decision_function_``, ``diagnostics_``, ...) are readable on the
     wrapper, so a meta-estimator treats it as the classifier itself.
-
-    Warnings raised by the classifier's fits and predictions are shown once
-    per process (:func:`bayescal.study.warnings_once.each_warning_once`), not
-    once per cell and DG/DGG round.
     """
 
     def __init__(self, estimator: Any = None, cache: FitCache | None = None) -> None:
@@ -222,10 +217,6 @@ class SharedFitClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> SharedFitClassifier:
         """Fit (or fetch the shared fit, or replay an earlier fit of) the classifier."""
-        with each_warning_once():  # not one copy per cell and DG/DGG round
-            return self._fit(X, y, fit_params)
-
-    def _fit(self, X: Any, y: Any, fit_params: dict[str, Any]) -> SharedFitClassifier:
         for name in ("estimator_", "_pending", "_replay_key"):
             self.__dict__.pop(name, None)
         cache = self.cache
@@ -250,8 +241,7 @@ class SharedFitClassifier(ClassifierMixin, BaseEstimator):
         pending = self.__dict__.pop("_pending", None)
         if pending is not None:
             X, y, fit_params = pending
-            with each_warning_once():
-                self.estimator_ = fit_estimator(clone(self.estimator), X, y, **fit_params)
+            self.estimator_ = fit_estimator(clone(self.estimator), X, y, **fit_params)
         return self.estimator_
 
     def _output(self, method: str, X: Any) -> np.ndarray:
@@ -259,8 +249,7 @@ class SharedFitClassifier(ClassifierMixin, BaseEstimator):
         key = self.__dict__.get("_replay_key")
         out = None if self.cache is None else self.cache.output(key, method, X)
         if out is None:
-            with each_warning_once():
-                out = getattr(self._fitted(), method)(X)
+            out = getattr(self._fitted(), method)(X)
             if self.cache is not None:
                 self.cache.record_output(key, method, X, out)
         return out

@@ -130,3 +130,21 @@ class PidNaiveBayes(GaussianNB):
         with open(os.path.join(self.log_dir, f"{os.getpid()}.log"), "a") as fh:
             fh.write("fit\n")
         return super().fit(X, y, sample_weight=sample_weight)
+
+
+class ExitInWorkerNB(GaussianNB):
+    """Gaussian NB whose fit ends its process unless it runs in process ``main_pid``.
+
+    A worker process dying mid-task (as the system's out-of-memory killer does).
+    """
+
+    def __init__(self, *, priors=None, var_smoothing=1e-9, main_pid=0):
+        super().__init__(priors=priors, var_smoothing=var_smoothing)
+        self.main_pid = main_pid
+
+    def fit(self, X, y, sample_weight=None):
+        import os
+
+        if os.getpid() != self.main_pid:
+            os._exit(3)
+        return super().fit(X, y, sample_weight=sample_weight)

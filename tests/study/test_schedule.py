@@ -11,7 +11,6 @@ from bayescal.study import executors, parse_spec, run
 from bayescal.study.cells import Task
 from bayescal.study.runner import task_queue
 from bayescal.study.schedule import (
-    PROBE_WARMUP_SECONDS,
     WORKER_WARMUP_SECONDS,
     TaskQueue,
     default_workers,
@@ -165,9 +164,15 @@ def test_expected_makespan_closed_form():
         expected_makespan(queue, 0, 5.0)
 
 
-def test_worker_warmup_counts_pymc_probes():
+def test_worker_warmup_counts_the_largest_compiling_model():
     assert worker_warmup(parse_spec(TINY_SPEC)) == WORKER_WARMUP_SECONDS
-    assert worker_warmup(parse_spec(COST_SPEC)) == WORKER_WARMUP_SECONDS + PROBE_WARMUP_SECONDS
+    # EP's GPC compiles nothing; a NUTS BLR is the largest model a new worker may compile
+    assert worker_warmup(parse_spec(COST_SPEC)) == WORKER_WARMUP_SECONDS
+    with_blr = COST_SPEC + ('\n[classifiers.blr]\nclass = "bayescal.probes.BayesianLogisticRegression"'
+                            '\n\n[classifiers.blr_laplace]\nclass = '
+                            '"bayescal.probes.BayesianLogisticRegression"\n'
+                            'params = { inference = "laplace" }\n')
+    assert worker_warmup(parse_spec(with_blr)) == WORKER_WARMUP_SECONDS + 9.0
 
 
 def test_runs_dispatch_largest_first(tmp_path, monkeypatch):

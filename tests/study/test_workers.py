@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from bayescal.study import parse_spec, run, schedule, workers
+from bayescal.study import WorkerProcessError, parse_spec, run, schedule, workers
 
 from .conftest import TINY_SPEC
 from .test_runner import assert_same_cube
@@ -86,6 +86,26 @@ def test_a_worker_grown_by_its_models_is_kept_warm(tmp_path, test_estimators_on_
     assert len(fits) == 2, fits  # this process and its one worker: none replaced
     stopped = [w for w in recwarn if "worker stopped" in str(w.message)]
     assert not stopped, [str(w.message) for w in stopped]
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_is_reported_and_the_study_resumes(tmp_path,
+                                                               test_estimators_on_path):
+    spec_text = BALLAST_SPEC.replace(
+        'class = "study_test_estimators.PidNaiveBayes"\n'
+        'params = { log_dir = "LOGS", ballast_mb = 400, delay = 0.6 }',
+        'class = "study_test_estimators.ExitInWorkerNB"\n'
+        f'params = {{ main_pid = {os.getpid()} }}')
+    assert "ExitInWorkerNB" in spec_text
+    spec = parse_spec(spec_text, allow_modules=(test_estimators_on_path,))
+    with pytest.raises(WorkerProcessError,
+                       match=r"a worker process ended while computing classifier 'pid' on "
+                             r"dataset 'blobs' \(repeat 0, fold \d+\).*--resume"):
+        run(spec, tmp_path / "store", n_jobs=2, progress=False)
+    # nothing lost: the same store resumes in this process alone
+    tree = run(spec, tmp_path / "store", resume=True, n_jobs=1, progress=False)
+    assert int(tree["metrics"]["done"].sum()) == 12
+    assert int(tree["metrics"]["failed"].sum()) == 0
 
 
 def test_payload_file_round_trip_and_removal():
