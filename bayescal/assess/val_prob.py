@@ -1,0 +1,90 @@
+"""``rms::val.prob`` in Python: the validation statistics of binary predictions, by R's names.
+
+One call gathers what :mod:`bayescal.assess` computes piece by piece, keyed as
+Harrell's ``val.prob`` (R package ``rms``) prints them, so that results can be
+set beside R's line by line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.stats import chi2
+
+from bayescal.assess._inputs import check_outcomes
+from bayescal.assess.calibration_tests import spiegelhalter_test
+from bayescal.assess.discrimination import concordance
+from bayescal.assess.logistic_calibration import logistic_calibration
+from bayescal.assess.lowess_curve import curve_errors, lowess
+
+__all__ = ["VAL_PROB_NAMES", "val_prob"]
+
+#: The statistics, in ``rms::val.prob``'s order.
+VAL_PROB_NAMES = ("Dxy", "C (ROC)", "R2", "D", "D:Chi-sq", "D:p", "U", "U:Chi-sq", "U:p", "Q",
+                  "Brier", "Intercept", "Slope", "Emax", "E90", "Eavg", "S:z", "S:p")
+
+
+def val_prob(y: Any, p: Any) -> dict[str, float]:
+    """The statistics of R's ``rms::val.prob(p, y)``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Outcomes coded 0/1; both must occur.
+    p : array-like of shape (n,) or (n, 2)
+        Predicted probabilities of outcome 1.
+
+    Returns
+    -------
+    dict of str to float
+        Keys :data:`VAL_PROB_NAMES`. ``D:p`` is the chi-square (1 df) p-value of
+        ``D:Chi-sq`` (``rms`` prints NA there); ``Intercept`` and ``Slope`` are the
+        joint logistic recalibration; ``Emax``, ``E90``, ``Eavg`` come from
+        ``lowess(p, y, iter=0)``; ``S:z``, ``S:p`` are Spiegelhalter's test.
+
+    See Also
+    --------
+    bayescal.assess.assess : the same statistics with intervals, and more.
+
+    References
+    ----------
+    .. [1] Harrell, F. E. rms: Regression Modeling Strategies, R package, function
+       ``val.prob``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, 500)
+    >>> y = (rng.random(500) < p).astype(int)
+    >>> stats = val_prob(y, p)
+    >>> round(stats["Dxy"], 6) == round(2 * stats["C (ROC)"] - 1, 6)
+    True
+    """
+    labels, proba = check_outcomes(y, p)
+    weak = logistic_calibration(labels, proba)
+    c = concordance(labels, proba)
+    xs, fitted = lowess(proba, labels)
+    errors = curve_errors(xs, fitted)
+    spi = spiegelhalter_test(labels, proba)
+    return {
+        "Dxy": c.dxy,
+        "C (ROC)": c.c,
+        "R2": weak.r2,
+        "D": weak.discrimination,
+        "D:Chi-sq": weak.discrimination_chi2,
+        "D:p": float(chi2.sf(weak.discrimination_chi2, 1)),
+        "U": weak.unreliability,
+        "U:Chi-sq": weak.unreliability_chi2,
+        "U:p": weak.unreliability_p,
+        "Q": weak.quality,
+        "Brier": float(np.mean((proba - labels) ** 2)),
+        "Intercept": weak.intercept,
+        "Slope": weak.slope,
+        "Emax": float(errors["emax"]),
+        "E90": float(errors["e90"]),
+        "Eavg": float(errors["ici"]),
+        "S:z": spi.statistic,
+        "S:p": spi.p_value,
+    }
