@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescal.assess.lowess_curve import CURVE_ERRORS, curve_errors
+from bayescal.assessment.lowess_curve import CURVE_ERRORS, curve_errors
 from bayescal.validation import bounded_expit, check_fraction, check_positive_int
 
 __all__ = ["BayesianCurve", "bayesian_calibration_curve"]

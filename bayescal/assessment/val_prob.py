@@ -1,6 +1,6 @@
 """``rms::val.prob`` in Python: the validation statistics of binary predictions, by R's names.
 
-One call gathers what :mod:`bayescal.assess` computes piece by piece, keyed as
+One call gathers what :mod:`bayescal.assessment` computes piece by piece, keyed as
 Harrell's ``val.prob`` (R package ``rms``) prints them, so that results can be
 set beside R's line by line.
 """
@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi2
 
-from bayescal.assess._inputs import check_outcomes
-from bayescal.assess.calibration_tests import spiegelhalter_test
-from bayescal.assess.discrimination import concordance
-from bayescal.assess.logistic_calibration import logistic_calibration
-from bayescal.assess.lowess_curve import curve_errors, lowess
+from bayescal.assessment._inputs import check_outcomes
+from bayescal.assessment.calibration_tests import spiegelhalter_test
+from bayescal.assessment.discrimination import concordance
+from bayescal.assessment.logistic_calibration import logistic_calibration
+from bayescal.assessment.lowess_curve import curve_errors, lowess
 
 __all__ = ["VAL_PROB_NAMES", "val_prob"]
 
@@ -45,7 +45,7 @@ def val_prob(y: Any, p: Any) -> dict[str, float]:
 
     See Also
     --------
-    bayescal.assess.assess : the same statistics with intervals, and more.
+    bayescal.assessment.assess : the same statistics with intervals, and more.
 
     References
     ----------

@@ -25,59 +25,50 @@ __all__ = ["lowess_sorted"]
 def _local_fit(x, y, xs, nleft, nright, span):
     """Weighted local-linear fit at ``xs`` from the window ``[nleft, nright]``.
 
-    Returns ``(value, ok)``; ``ok`` is False when every weight is zero.
+    One pass accumulates the tricube-weighted sums of ``d = x - xs``, ``d^2``,
+    ``y`` and ``d y``; the fitted value is the weighted mean plus the weighted
+    least-squares slope times ``-mean(d)`` -- algebraically R's update
+    ``w_j (1 + b (x_j - a))`` of the normalised weights, evaluated about ``xs``
+    for conditioning. Returns ``(value, ok)``; ``ok`` is False when every
+    weight is zero.
     """
     n = x.shape[0]
     h = max(xs - x[nleft], x[nright] - xs)
     h9 = 0.999 * h
     h1 = 0.001 * h
-    # The window may extend to the right over points tied in distance.
-    nrt = nleft
-    total = 0.0
+    sw = 0.0
+    sd = 0.0
+    sdd = 0.0
+    sy = 0.0
+    sdy = 0.0
     j = nleft
-    while j < n:
-        r = abs(x[j] - xs)
+    while j < n:  # the window may extend to the right over points tied in distance
+        d = x[j] - xs
+        r = abs(d)
         if r <= h9:
             if r > h1:
                 q = r / h
                 q = 1.0 - q * q * q
-                total += q * q * q
+                w = q * q * q
             else:
-                total += 1.0
-        elif x[j] > xs:
+                w = 1.0
+            sw += w
+            sd += w * d
+            sdd += w * d * d
+            sy += w * y[j]
+            sdy += w * d * y[j]
+        elif d > 0.0:
             break
         j += 1
-    nrt = j - 1
-    if total <= 0.0:
+    if sw <= 0.0:
         return 0.0, False
-    w = np.empty(nrt - nleft + 1)
-    for k in range(nleft, nrt + 1):
-        r = abs(x[k] - xs)
-        if r <= h9:
-            if r > h1:
-                q = r / h
-                q = 1.0 - q * q * q
-                w[k - nleft] = q * q * q / total
-            else:
-                w[k - nleft] = 1.0 / total
-        else:
-            w[k - nleft] = 0.0
+    mean_y = sy / sw
     if h > 0.0:
-        a = 0.0
-        for k in range(nleft, nrt + 1):
-            a += w[k - nleft] * x[k]
-        b = xs - a
-        c = 0.0
-        for k in range(nleft, nrt + 1):
-            c += w[k - nleft] * (x[k] - a) * (x[k] - a)
+        a = sd / sw
+        c = sdd / sw - a * a
         if np.sqrt(c) > 0.001 * span:
-            b = b / c
-            for k in range(nleft, nrt + 1):
-                w[k - nleft] = w[k - nleft] * (b * (x[k] - a) + 1.0)
-    value = 0.0
-    for k in range(nleft, nrt + 1):
-        value += w[k - nleft] * y[k]
-    return value, True
+            return mean_y - a * (sdy / sw - a * mean_y) / c, True
+    return mean_y, True
 
 
 @njit(cache=True)

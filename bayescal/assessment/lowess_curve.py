@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescal.assess._inputs import check_outcomes
+from bayescal.assessment._inputs import check_outcomes
 from bayescal.validation import check_fraction
 
 __all__ = [
@@ -81,7 +81,7 @@ def lowess(x: Any, y: Any, *, frac: float = 2.0 / 3.0, delta: float | None = Non
     >>> [round(v, 10) for v in fit]
     [2.0, 4.0, 6.0, 8.0]
     """
-    from bayescal.assess._lowess_kernel import lowess_sorted
+    from bayescal.assessment._lowess_kernel import lowess_sorted
 
     xa = np.asarray(x, dtype=np.float64)
     ya = np.asarray(y, dtype=np.float64)

@@ -29,7 +29,7 @@ import numpy as np
 from scipy.special import logit
 from scipy.stats import chi2, norm
 
-from bayescal.assess._inputs import check_outcomes
+from bayescal.assessment._inputs import check_outcomes
 from bayescal.calibration._logistic import fit_logistic, intercept_design, logistic_loss
 from bayescal.validation import check_fraction
 
@@ -126,7 +126,7 @@ def logistic_calibration(y: Any, p: Any, *, level: float = 0.9) -> LogisticCalib
     Raises
     ------
     ValueError
-        On bad ``y``/``p`` (see :func:`bayescal.assess._inputs.check_outcomes`),
+        On bad ``y``/``p`` (see :func:`bayescal.assessment._inputs.check_outcomes`),
         ``level`` outside (0, 1), or fewer than two predictions strictly inside (0, 1).
 
     Notes

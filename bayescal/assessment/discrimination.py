@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import expit, logit
 from scipy.stats import norm, rankdata
 
-from bayescal.assess._inputs import check_outcomes
+from bayescal.assessment._inputs import check_outcomes
 from bayescal.validation import check_fraction
 
 __all__ = ["ConcordanceStatistic", "concordance"]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi2, norm
 
-from bayescal.assess._inputs import check_outcomes
+from bayescal.assessment._inputs import check_outcomes
 from bayescal.validation import check_positive_int
 
 __all__ = [
