@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 __all__ = ["CalibrationDisplay", "plot_assessment"]
 
 _BAYES_COLOUR = "#1f77b4"

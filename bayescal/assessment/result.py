@@ -349,7 +349,6 @@ def assess(
     check_n_classes_present(event.astype(np.int64), "y" if kind == "binary" else
                             "the top-label correctness of `p`")
     rng = np.random.default_rng(random_state)
-    pct = f"{100 * level:g}%"
     out = Assessment(name=str(name), n=int(event.shape[0]), n_events=int(event.sum()),
                      kind=kind, level=level)
     add = out.statistics.append
