@@ -14,6 +14,8 @@ run          run a study spec (default: the bundled quick-start) into a result c
 show         print the result table of a study store
 report       write the self-contained HTML report of a study store
 compare      compare a study's scenarios across its datasets (Friedman-Nemenyi, Bayesian)
+assess       calibration assessment of predicted probabilities in a file
+recalibrate  fit a calibration map to predictions in a file and apply it to another
 """
 
 from __future__ import annotations
@@ -287,6 +289,11 @@ main.add_command(compare_command)
 from bayescal.reproduce.command import reproduce_command  # noqa: E402
 
 main.add_command(reproduce_command)
+
+from bayescal.assessment.command import assess_command, recalibrate_command  # noqa: E402
+
+main.add_command(assess_command)
+main.add_command(recalibrate_command)
 
 
 def entry() -> None:
