@@ -94,9 +94,9 @@ def recalibrate_command(fit_file: Path | None, apply_file: Path, proba: str, lab
     out = frame.copy()
     out[f"{proba}_recalibrated"] = calibrator.predict_proba(_scores(calibrator, p))[:, 1]
     if method in BAYESIAN_METHODS:
-        lower, upper = calibrator.predict_interval(p, prob=level)
-        out[f"{proba}_lower"] = np.asarray(lower)[:, 1] if np.ndim(lower) == 2 else lower
-        out[f"{proba}_upper"] = np.asarray(upper)[:, 1] if np.ndim(upper) == 2 else upper
+        interval = np.asarray(calibrator.predict_interval(p, prob=level))  # (n, 2, 2)
+        out[f"{proba}_lower"] = interval[:, 1, 0]
+        out[f"{proba}_upper"] = interval[:, 1, 1]
     out_file.parent.mkdir(parents=True, exist_ok=True)
     _write_table(out, out_file)
     click.echo(f"{method}: recalibrated {len(out)} rows of {apply_file.name}; wrote {out_file}")
