@@ -220,6 +220,10 @@ def reliability_command(
         ds = load_dataset(dataset, data_dir)
     except (ValueError, TypeError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
+    from bayescal.assessment.command import probability_columns_warning
+
+    if (warning := probability_columns_warning(ds.X, ds.feature_names, ds.name)) is not None:
+        click.echo(warning, err=True)
     proba = _cross_validated_proba(ds.X, ds.y, ds.class_names, classifier, folds, seed)
     kind = "binary" if ds.n_classes == 2 else "top_label"
 
