@@ -63,7 +63,12 @@ def bootstrap_intervals(
             values.setdefault(name, []).append(float(value))
         drawn += 1
     tail = (1.0 - level) / 2.0
-    return {
-        name: tuple(float(q) for q in np.quantile(np.asarray(v), [tail, 1.0 - tail]))
-        for name, v in values.items()
-    }
+    return {name: _percentiles(np.asarray(v), tail) for name, v in values.items()}
+
+
+def _percentiles(values: np.ndarray, tail: float) -> tuple[float, float]:
+    """Equal-tailed percentiles; with infinite values (a log loss of a certain wrong
+    prediction) the order statistics themselves, as interpolation is undefined there."""
+    method = "linear" if np.all(np.isfinite(values)) else "inverted_cdf"
+    lo, hi = np.quantile(values, [tail, 1.0 - tail], method=method)
+    return float(lo), float(hi)

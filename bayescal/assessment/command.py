@@ -87,18 +87,22 @@ def assess_command(file: Path, proba: tuple[str, ...], label: str, positive: str
         y, models = read_predictions(file, columns, label, positive)
     except PredictionsFileError as exc:
         _fail(str(exc))
-    results = []
+    results, notes = [], []
     for model in models:
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("default")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
                 results.append(assess(y, model.p, name=model.name, level=level,
                                       bayesian=not no_bayes, inference=inference,
                                       n_bootstrap=n_bootstrap, random_state=seed))
         except ValueError as exc:
             _fail(f"model {model.name!r}: {str(exc).splitlines()[0]}")
-    for a in results:
+        notes.append([str(w.message).splitlines()[0] for w in caught
+                      if not issubclass(w.category, (DeprecationWarning, FutureWarning))])
+    for a, model_notes in zip(results, notes, strict=True):
         click.echo(a.summary())
+        for note in dict.fromkeys(model_notes):
+            click.echo(f"  note: {note}")
         click.echo("")
     if out_dir is None:
         return

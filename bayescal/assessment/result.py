@@ -203,8 +203,10 @@ class Assessment:
 
 
 def _fmt(value: float) -> str:
-    if value is None or not math.isfinite(value):
+    if value is None or math.isnan(value):
         return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
     if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
         return f"{value:.3e}"
     return f"{value:.4f}"
