@@ -89,7 +89,7 @@ def spiegelhalter_test(y: Any, p: Any) -> CalibrationTest:
     >>> t = spiegelhalter_test([0, 1, 1, 0, 1, 0, 0, 1, 1, 0], [0.2, 0.7, 0.9, 0.3, 0.6,
     ...                                                          0.1, 0.4, 0.8, 0.7, 0.5])
     >>> round(t.statistic, 4)
-    0.1054
+    -1.5542
     """
     labels, proba = check_outcomes(y, p)
     u = 1.0 - 2.0 * proba

@@ -78,7 +78,7 @@ def lowess(x: Any, y: Any, *, frac: float = 2.0 / 3.0, delta: float | None = Non
     Examples
     --------
     >>> xs, fit = lowess([1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.0, 8.0], frac=1.0)
-    >>> [round(v, 10) for v in fit]
+    >>> [float(round(v, 10)) for v in fit]
     [2.0, 4.0, 6.0, 8.0]
     """
     from bayescal.assessment._lowess_kernel import lowess_sorted

@@ -328,8 +328,8 @@ def assess(
     >>> p = rng.uniform(0.05, 0.95, 500)
     >>> y = (rng.random(500) < p ** 2).astype(int)
     >>> a = assess(y, p, bayesian=False, n_bootstrap=20)
-    >>> a["slope"].estimate > 1, a["observed_expected"].estimate < 1
-    (np.True_, np.True_)
+    >>> bool(a["slope"].estimate > 1), bool(a["observed_expected"].estimate < 1)
+    (True, True)
     """
     from bayescal.assessment.bootstrap import bootstrap_intervals
     from bayescal.assessment.calibration_tests import (
