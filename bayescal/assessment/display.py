@@ -2,8 +2,8 @@
 
 :func:`plot_assessment` draws one :class:`~bayescal.assessment.result.Assessment`:
 the Bayesian calibration curve (posterior mean) with its pointwise credible
-band, the LOWESS curve of ``rms::val.prob``, the equal-mass binned rates and
-the rug of predictions. :class:`CalibrationDisplay` offers the same figure in
+band, the LOWESS curve of ``rms::val.prob`` and the equal-mass binned rates.
+:class:`CalibrationDisplay` offers the same figure in
 the style of scikit-learn's ``CalibrationDisplay.from_predictions``.
 """
 

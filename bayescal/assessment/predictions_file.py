@@ -144,7 +144,7 @@ def read_predictions(path: Path, proba: list[str], label: str, positive: str | N
     proba : list of str
         One entry per model: a column name (binary: probability of the event)
         or comma-separated column names, one per class in the sorted order of
-        the label's values (multi-class). With one entry of several columns
+        the label's values (numeric order for a numeric label; multi-class). With one entry of several columns
         separated by spaces on the command line, each is a binary model.
     label : str
         The outcome column.
@@ -176,8 +176,13 @@ def read_predictions(path: Path, proba: list[str], label: str, positive: str | N
             raise PredictionsFileError(
                 "mix of binary (one column) and multi-class (COL1,COL2,...) --proba entries; "
                 "give every model the same number of columns.")
+        import pandas as pd
+
+        # Classes in their natural order: numerically for a numeric label column.
+        order = (sorted(set(col.tolist())) if pd.api.types.is_numeric_dtype(col)
+                 else sorted(set(col.astype(str).tolist())))
+        classes = [str(c) for c in order]
         values = col.astype(str).to_numpy()
-        classes = sorted(set(values))
         k = len(sets[0])
         if any(len(s) != k for s in sets):
             raise PredictionsFileError("every multi-class --proba set needs the same columns "
