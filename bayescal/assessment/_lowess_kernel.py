@@ -21,7 +21,7 @@ from numba import njit  # noqa: E402
 __all__ = ["lowess_sorted"]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _local_fit(x, y, xs, nleft, nright, span):
     """Weighted local-linear fit at ``xs`` from the window ``[nleft, nright]``.
 
@@ -36,30 +36,29 @@ def _local_fit(x, y, xs, nleft, nright, span):
     h = max(xs - x[nleft], x[nright] - xs)
     h9 = 0.999 * h
     h1 = 0.001 * h
+    # The window may extend to the right over points tied in distance: it ends
+    # before the first point right of ``xs`` farther than ``h9`` (x is sorted).
+    nrt = nright
+    while nrt + 1 < n and x[nrt + 1] - xs <= h9:
+        nrt += 1
     sw = 0.0
     sd = 0.0
     sdd = 0.0
     sy = 0.0
     sdy = 0.0
-    j = nleft
-    while j < n:  # the window may extend to the right over points tied in distance
+    for j in range(nleft, nrt + 1):  # branch-free body: the compiler vectorises it
         d = x[j] - xs
         r = abs(d)
-        if r <= h9:
-            if r > h1:
-                q = r / h
-                q = 1.0 - q * q * q
-                w = q * q * q
-            else:
-                w = 1.0
-            sw += w
-            sd += w * d
-            sdd += w * d * d
-            sy += w * y[j]
-            sdy += w * d * y[j]
-        elif d > 0.0:
-            break
-        j += 1
+        q = min(r / h, 1.0) if h > 0.0 else 0.0
+        q = 1.0 - q * q * q
+        w = q * q * q
+        w = 1.0 if r <= h1 else w
+        w = 0.0 if r > h9 else w
+        sw += w
+        sd += w * d
+        sdd += w * d * d
+        sy += w * y[j]
+        sdy += w * d * y[j]
     if sw <= 0.0:
         return 0.0, False
     mean_y = sy / sw

@@ -41,7 +41,8 @@ def bootstrap_intervals(
     dict of str to (float, float)
         The ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of each statistic
         over the resamples. A resample with one class only is redrawn (the
-        statistics need both outcomes).
+        statistics need both outcomes). Each resample reaches ``statistics``
+        sorted by ``p`` (the statistics here do not depend on the row order).
 
     References
     ----------
@@ -52,10 +53,16 @@ def bootstrap_intervals(
     level = check_fraction(level, "level")
     rng = np.random.default_rng(random_state)
     n = y.shape[0]
+    order = np.argsort(p, kind="stable")
+    y, p = y[order], p[order]
+    rows = np.arange(n)
     values: dict[str, list[float]] = {}
     drawn = 0
     while drawn < n_resamples:
-        idx = rng.integers(0, n, n)
+        # n draws with replacement, as multinomial counts over the rows sorted by p:
+        # the same resample as a multiset, delivered sorted by p (a statistic that
+        # sorts by p then sorts already-sorted data).
+        idx = np.repeat(rows, np.bincount(rng.integers(0, n, n), minlength=n))
         yb = y[idx]
         if yb.min() == yb.max():
             continue

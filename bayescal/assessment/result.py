@@ -233,14 +233,14 @@ def _binary_event(y: Any, p: Any) -> tuple[np.ndarray, np.ndarray, str, np.ndarr
 def _resampled_statistics(n_bins: int):
     """The statistics recomputed on each bootstrap resample."""
     from bayescal.assessment.lowess_curve import curve_errors, lowess
-    from bayescal.metrics import expected_calibration_error
+    from bayescal.metrics import bin_statistics
 
     def statistics(y: np.ndarray, p: np.ndarray) -> dict[str, float]:
         xs, fitted = lowess(p, y)
         out = {f"{k}_lowess": float(v) for k, v in curve_errors(xs, fitted).items()}
-        yi = y.astype(np.int64)
-        out["ece_width"] = expected_calibration_error(yi, p, n_bins, "uniform")
-        out["ece_mass"] = expected_calibration_error(yi, p, n_bins, "quantile")
+        # expected_calibration_error's computation, on already-validated arrays.
+        out["ece_width"] = bin_statistics(p, y, n_bins, "uniform").expected_gap()
+        out["ece_mass"] = bin_statistics(p, y, n_bins, "quantile").expected_gap()
         out["brier"] = float(np.mean((p - y) ** 2))
         with np.errstate(divide="ignore"):
             out["log_loss"] = float(-np.mean(np.where(y == 1, np.log(p), np.log1p(-p))))
