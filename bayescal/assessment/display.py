@@ -19,7 +19,7 @@ _BINS_COLOUR = "#444444"
 
 
 def plot_assessment(assessment: Any, ax: Any = None, *, colour: str | None = None,
-                    legend: bool = True) -> Any:
+                    legend: bool = True, bins: bool = True) -> Any:
     """Draw the calibration curves of ``assessment`` on ``ax`` (a new figure if None).
 
     Parameters
@@ -29,6 +29,8 @@ def plot_assessment(assessment: Any, ax: Any = None, *, colour: str | None = Non
     colour : str, optional
         Colour of the Bayesian curve and its band (several models on one axes).
     legend : bool, default=True
+    bins : bool, default=True
+        Draw the equal-mass binned rates.
 
     Returns
     -------
@@ -40,7 +42,8 @@ def plot_assessment(assessment: Any, ax: Any = None, *, colour: str | None = Non
 
     if ax is None:
         _, ax = plt.subplots(figsize=(5.2, 5.0))
-    draw_unit_diagonal(ax, label="ideal", linestyle="--", color="#999999")
+    if not any(line.get_label() == "ideal" for line in ax.lines):
+        draw_unit_diagonal(ax, label="ideal", linestyle="--", color="#999999")
     name = assessment.name
     colour = colour or _BAYES_COLOUR
     pct = f"{100 * assessment.level:g}%"
@@ -53,7 +56,7 @@ def plot_assessment(assessment: Any, ax: Any = None, *, colour: str | None = Non
     step = max(1, xs.shape[0] // 2000)  # the curve, thinned for drawing only
     ax.plot(xs[::step], fitted[::step], color=_LOWESS_COLOUR if colour == _BAYES_COLOUR
             else colour, linestyle=":", linewidth=1.5, label=f"{name}: LOWESS (iter=0)")
-    if "bins" in assessment.curves:
+    if bins and "bins" in assessment.curves:
         mean_p, rate, _ = assessment.curves["bins"]
         ax.plot(mean_p, rate, "o", color=_BINS_COLOUR if colour == _BAYES_COLOUR else colour,
                 markersize=4, label=f"{name}: equal-mass bins")

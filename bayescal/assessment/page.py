@@ -105,6 +105,16 @@ def assessment_page(assessments: list[Any], *, title: str, source: str = "") -> 
     from bayescal.assessment.display import plot_assessment
 
     figures = []
+    if len(assessments) > 1:
+        fig, ax = plt.subplots(figsize=(5.2, 5.0))
+        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        for i, a in enumerate(assessments):
+            plot_assessment(a, ax=ax, colour=colours[i % len(colours)], legend=False,
+                            bins=False)
+        ax.legend(loc="upper left", fontsize="x-small", frameon=False)
+        ax.set_title("all models")
+        figures.append(figure_svg(fig))
+        plt.close(fig)
     for a in assessments:
         fig, ax = plt.subplots(figsize=(5.2, 5.0))
         plot_assessment(a, ax=ax)

@@ -43,7 +43,7 @@ def test_assess_two_models_writes_three_files(predictions, tmp_path):
     table = pd.read_csv(out / "assessment.csv")
     assert set(table["model"]) == {"p_a", "p_b"}
     page = (out / "assessment.html").read_text()
-    assert page.count("<svg") == 2 and "Content-Security-Policy" in page
+    assert page.count("<svg") == 3 and "Content-Security-Policy" in page  # all + 2 models
     assert "<script" not in page and "src=\"http" not in page
 
 
