@@ -17,6 +17,7 @@ Bayesian Dirichlet calibration map (Kull et al. 2019).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -409,8 +410,8 @@ def assess(
         hl = hosmer_lemeshow_test(event, proba, n_groups=g)
         add(Statistic("hosmer_lemeshow", f"Hosmer-Lemeshow C (g={g}, {g - 2} df)", "tests",
                       hl.statistic, None, f"chi-square, {g - 2} df", p_value=hl.p_value))
-    except ValueError:
-        pass  # a group of all-0/all-1 predictions: the test is undefined there
+    except ValueError as exc:  # a group of all-0/all-1 predictions: undefined there
+        warnings.warn(f"Hosmer-Lemeshow test not reported: {exc}", UserWarning, stacklevel=2)
     corp = miscalibration_test(event.astype(np.int64), proba, n_resamples=corp_resamples,
                                random_state=rng)
     add(Statistic("corp_mcb", "CORP miscalibration (Brier MCB)", "tests", corp.statistic,
