@@ -5,7 +5,7 @@ logistic-linear curve ``logit g(p) = -0.3 + 0.8 logit p``, so the true intercept
 slope and ICI are known. Each interval must cover the truth in 85-95 % of the
 replications (nominal 90 %; the binomial standard error at 200 replications is
 2.1 points). Measured (seed 0): Wald intercept 0.915 and slope 0.925, bootstrap ICI
-0.89, posterior intercept 0.91, slope 0.905, ICI 0.88; the Bayesian curve's
+0.915, posterior intercept 0.91, slope 0.905, ICI 0.88; the Bayesian curve's
 pointwise band 0.953 over 21 points (conservative: the smoothing prior shrinks the
 spline towards the true, linear-in-logit curve).
 """
