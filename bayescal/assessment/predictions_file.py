@@ -191,6 +191,11 @@ def read_predictions(path: Path, proba: list[str], label: str, positive: str | N
             raise PredictionsFileError(
                 f"label column {label!r} has {len(classes)} classes but --proba gives {k} "
                 "columns; give one probability column per class.")
+        if len(classes) < k:
+            raise PredictionsFileError(
+                f"label column {label!r} has {len(classes)} classes ({', '.join(classes)}) but "
+                f"--proba gives {k} columns; columns are matched to the sorted label values, "
+                "so every class needs at least one row.")
         code = {c: i for i, c in enumerate(classes)}
         y = np.array([code[v] for v in values], dtype=np.int64)
         for cols in sets:

@@ -83,6 +83,10 @@ def test_bad_input_one_line_exit_2_nothing_written(predictions, tmp_path):
     assert "3 classes" in message
     message = _bad(tmp_path, three, "--proba", "p_a,p_b", "--label", "outcome")
     assert "3 classes but --proba gives 2 columns" in message
+    message = _bad(tmp_path, frame, "--proba", "p_a,p_b,p_a", "--label", "outcome")
+    assert "has 2 classes (0, 1) but --proba gives 3 columns" in message
+    message = _bad(tmp_path, frame, "--proba", "p_a,p_b", "--label", "outcome")
+    assert "rows do not sum to 1 (first at row 1" in message
     message = _bad(tmp_path, frame.head(5), "--proba", "p_a", "--label", "outcome")
     assert "at least" in message
 
