@@ -14,6 +14,7 @@ study        study specs, the grid runner and the result cube
 report       plots, tables and the HTML report
 missing      multiple imputation and Rubin's-rules uncertainty
 selection    boundary-uncertainty model selection
+assessment   calibration assessment of given predictions (``bayescal.assess``)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 _SUBPACKAGES = (
+    "assessment",
     "calibration",
     "datasets",
     "metrics",
@@ -36,7 +38,10 @@ _SUBPACKAGES = (
     "validation",
 )
 
-__all__ = ["__version__", *_SUBPACKAGES]
+#: Functions exported at the top level, by the module that defines them.
+_FUNCTIONS = {"assess": "bayescal.assessment.result"}
+
+__all__ = ["__version__", *_SUBPACKAGES, *_FUNCTIONS]
 
 
 def __getattr__(name: str) -> Any:
@@ -44,6 +49,10 @@ def __getattr__(name: str) -> Any:
         module = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module
         return module
+    if name in _FUNCTIONS:
+        value = getattr(importlib.import_module(_FUNCTIONS[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'bayescal' has no attribute {name!r}")
 
 

@@ -14,6 +14,8 @@ run          run a study spec (default: the bundled quick-start) into a result c
 show         print the result table of a study store
 report       write the self-contained HTML report of a study store
 compare      compare a study's scenarios across its datasets (Friedman-Nemenyi, Bayesian)
+assess       calibration assessment of predicted probabilities in a file
+recalibrate  fit a calibration map to predictions in a file and apply it to another
 """
 
 from __future__ import annotations
@@ -218,6 +220,10 @@ def reliability_command(
         ds = load_dataset(dataset, data_dir)
     except (ValueError, TypeError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
+    from bayescal.assessment.command import probability_columns_warning
+
+    if (warning := probability_columns_warning(ds.X, ds.feature_names, ds.name)) is not None:
+        click.echo(warning, err=True)
     proba = _cross_validated_proba(ds.X, ds.y, ds.class_names, classifier, folds, seed)
     kind = "binary" if ds.n_classes == 2 else "top_label"
 
@@ -287,6 +293,11 @@ main.add_command(compare_command)
 from bayescal.reproduce.command import reproduce_command  # noqa: E402
 
 main.add_command(reproduce_command)
+
+from bayescal.assessment.command import assess_command, recalibrate_command  # noqa: E402
+
+main.add_command(assess_command)
+main.add_command(recalibrate_command)
 
 
 def entry() -> None:

@@ -31,6 +31,7 @@ DOCUMENTED = (
     "cube",
     "study",
     "report",
+    "assessment",
     "validation",
     "threads",
     "cli",
