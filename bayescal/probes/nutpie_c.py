@@ -132,7 +132,8 @@ def compile_nutpie_c(model: Any) -> Any:
         logp_fn = pytensor.function(
             [flat, *data_inputs], [logp, grad], mode=C_MODE, on_unused_input="ignore"
         )
-    rvs = list(model.free_RVs)
+    # The free variables and the deterministics, as nutpie's own PyMC backend stores them.
+    rvs = list(model.free_RVs) + list(model.deterministics)
     names = [rv.name for rv in rvs]
     expanded = graph_replace(
         model.replace_rvs_by_values(rvs), {**pieces, **to_inputs}, strict=False
@@ -161,7 +162,8 @@ def compile_nutpie_c(model: Any) -> Any:
         return np.concatenate([np.ravel(values[v.name]) for v in value_vars]).astype(np.float64)
 
     def make_logp_fn():
-        def logp_and_grad(x, **data):
+        # `x` positional-only: a model's data may be named "x" too.
+        def logp_and_grad(x, /, **data):
             with locks["logp"]:
                 value, gradient = logp_fn(
                     np.asarray(x, dtype=np.float64), *[data[name] for name in data_names]
@@ -171,7 +173,7 @@ def compile_nutpie_c(model: Any) -> Any:
         return logp_and_grad
 
     def make_expand_fn(seed1, seed2, chain):
-        def expand(x, **data):
+        def expand(x, /, **data):
             with locks["expand"]:
                 values = expand_fn(
                     np.asarray(x, dtype=np.float64), *[data[name] for name in data_names]
