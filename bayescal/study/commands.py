@@ -14,6 +14,7 @@ training set, ENIR on DGG data; 5-fold CV) into
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from importlib.resources import files
@@ -161,10 +162,38 @@ def run_command(spec: str | None, store: str | None, resume: bool, scheduler: st
     """
     from bayescal.study.workers import prestarted, processes_for
 
-    # the worker processes start first: their imports run beside this process's
-    with prestarted(processes_for(jobs, scheduler)):
-        _run(spec, store, resume, scheduler, jobs, data_dir, allow_module, max_cells, metric,
-             fmt, quiet)
+    try:
+        # the worker processes start first: their imports run beside this process's
+        with prestarted(processes_for(jobs, scheduler)):
+            _run(spec, store, resume, scheduler, jobs, data_dir, allow_module, max_cells,
+                 metric, fmt, quiet)
+    except SystemExit as exc:
+        if exc.code in (130, 143):
+            _exit_interrupted(exc.code)
+        raise
+
+
+def _exit_interrupted(code: int) -> None:
+    """Exit an interrupted run (SIGINT, SIGTERM) with ``code``.
+
+    The workers are already stopped and every finished cell is on disk. A
+    thread may still be inside a task's native code (the calling process's
+    local worker, a library's pool); the interpreter's shutdown would then
+    tear down modules under it, which can crash the process (seen as a
+    SIGSEGV after Ctrl-C). So, with such a thread alive, the output is flushed
+    and the process ends at once with ``os._exit``; otherwise normally.
+    """
+    import os
+    import threading
+
+    others = [t for t in threading.enumerate()
+              if t is not threading.main_thread() and t.is_alive()]
+    if not others:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def _run(spec: str | None, store: str | None, resume: bool, scheduler: str | None,

@@ -303,6 +303,30 @@ def local_processes(n_jobs: int | None) -> Iterator[Executor]:
             proc.shutdown(kill=not finished)
 
 
+def _dask_result(future: Any, scheduler: str) -> list[CellResult]:
+    """A Dask task's cells; a lost worker or cluster raised as :class:`WorkerProcessError`.
+
+    A cell's own errors never reach here (:func:`~bayescal.study.cells.run_task`
+    keeps them in the cell); what does is the cluster's: a worker killed
+    (``KilledWorker``), its tasks cancelled (``FutureCancelledError``, a
+    ``CancelledError``), or the connection closed (``CommClosedError``).
+    """
+    from concurrent.futures import CancelledError
+
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+
+    try:
+        return future.result()
+    except (KilledWorker, CancelledError, CommClosedError) as exc:
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise WorkerProcessError(
+            f"the Dask cluster {scheduler!r} lost the task {future.key!r} "
+            f"({type(exc).__name__}: {detail}); a worker may have died or been stopped. "
+            "The cells finished so far are kept: continue the study with --resume "
+            "(resume=True)") from None
+
+
 @contextlib.contextmanager
 def dask(scheduler: str, n_jobs: int | None) -> Iterator[Executor]:
     """Run tasks on Dask: ``"local"`` (a LocalCluster on 127.0.0.1) or an address.
@@ -344,7 +368,7 @@ def dask(scheduler: str, n_jobs: int | None) -> Iterator[Executor]:
                        for rank, i in enumerate(items)]
             try:
                 for future in as_completed(futures):
-                    yield future.result()
+                    yield _dask_result(future, scheduler)
                     future.release()
             finally:
                 client.cancel(futures)
