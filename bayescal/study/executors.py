@@ -26,6 +26,7 @@ client and local cluster. No worker outlives the main process.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import threading
@@ -343,7 +344,8 @@ def dask(scheduler: str, n_jobs: int | None) -> Iterator[Executor]:
         if scheduler == "local":
             cluster = stack.enter_context(LocalCluster(
                 n_workers=n_jobs or os.cpu_count() or 1, threads_per_worker=1,
-                processes=True, host="127.0.0.1", dashboard_address=None))
+                processes=True, host="127.0.0.1", dashboard_address=None,
+                silence_logs=logging.CRITICAL))  # a lost worker: our one line, not its logs
             client = stack.enter_context(Client(cluster))
         else:
             try:
