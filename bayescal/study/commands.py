@@ -176,20 +176,27 @@ def run_command(spec: str | None, store: str | None, resume: bool, scheduler: st
 def _exit_interrupted(code: int) -> None:
     """Exit an interrupted run (SIGINT, SIGTERM) with ``code``.
 
-    The workers are already stopped and every finished cell is on disk. A
-    thread may still be inside a task's native code (the calling process's
-    local worker, a library's pool); the interpreter's shutdown would then
-    tear down modules under it, which can crash the process (seen as a
-    SIGSEGV after Ctrl-C). So, with such a thread alive, the output is flushed
-    and the process ends at once with ``os._exit``; otherwise normally.
+    The workers are already stopped and every finished cell is on disk. The
+    calling process's local worker thread (``-j N``) may still be inside a
+    task's native code, which stops only after the task; the interpreter's
+    shutdown would then tear down modules under it, which can crash the
+    process (seen as a SIGSEGV after Ctrl-C). So, with that thread still
+    busy after a short wait, the process runs its multiprocessing finalizers
+    (loky's semaphores are released, not reported as leaked), flushes its
+    output and ends at once with ``os._exit``; otherwise it exits normally.
     """
     import os
     import threading
 
-    others = [t for t in threading.enumerate()
-              if t is not threading.main_thread() and t.is_alive()]
-    if not others:
+    busy = [t for t in threading.enumerate() if t.name == "bayescal-local-worker"]
+    for thread in busy:
+        thread.join(timeout=0.5)
+    if not any(t.is_alive() for t in busy):
         return
+    with contextlib.suppress(Exception):  # stdlib internals; without them a warning only
+        from multiprocessing import util
+
+        util._run_finalizers(0)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

@@ -179,3 +179,28 @@ def test_a_lost_dask_worker_is_one_line_that_says_resume():
         assert type(exc).__name__ in message and "'local'" in message
     with pytest.raises(ZeroDivisionError):  # not the cluster's: not disguised
         _dask_result(_LostFuture(ZeroDivisionError("a bug")), "local")
+
+
+@pytest.mark.slow
+def test_ctrl_c_of_a_parallel_run_exits_130_in_one_line(tmp_path, test_estimators_on_path):
+    """SIGINT at several moments of a ``-j 2`` run: status 130, one line, no crash, no leak."""
+    spec = tmp_path / "kill.toml"
+    spec.write_text(KILL_SPEC.replace("delay = 0.15", "delay = 1.0"))
+    env = _env(tmp_path, uuid.uuid4().hex)
+    for attempt in range(3):
+        store = tmp_path / f"store{attempt}"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bayescal.study", "run", str(spec), "--store", str(store),
+             "--allow-module", test_estimators_on_path, "-j", "2", "-q"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and not list((store / "cells").rglob("*.npz")):
+            time.sleep(0.05)
+        time.sleep(0.4 * attempt)  # a task of the local thread just started, or midway
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err[-2000:]
+        assert err.strip().splitlines() == [
+            f"interrupted; continue with: bayescal run ... --store {store} --resume"], err
+    assert list(Path(env["TMPDIR"]).glob("bayescal-study-*.pickle")) == []
