@@ -242,7 +242,11 @@ def test_resume_heals_every_damage_to_the_same_cube(study, copy):
             copy.read_cell(layout, key)
     data_file = copy.data_path("blobs")
     _first_detected_flip(data_file, 8 * 300, lambda: copy.read_data("blobs"))
-    _zarr_sample(copy.cube_path)[1][0].unlink()  # and a done chunk deleted
+    sample = _zarr_sample(copy.cube_path)
+    sample[0][0].write_bytes(_flip(sample[0][0].read_bytes(), 9))  # a Brier chunk flipped
+    sample[1][0].unlink()  # and a done chunk deleted
+    with pytest.raises(CorruptCubeError):
+        open_results(copy.root)
     lines: list[str] = []
     tree = run(spec, copy.root, resume=True, n_jobs=1, progress=False, log=lines.append)
     assert len(lines) == len(keys) + 1 and all("quarantined" in line for line in lines)
