@@ -685,6 +685,12 @@ def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path
     scenarios = tuple(_parse_scenario(r, n, v, cnames, allowed)
                       for n, v in _named_tables(r, raw.get("scenarios"), "scenarios").items())
     _check_overrides(r, datasets, tuple(classifiers), scenarios, allowed)
+    for s in scenarios:  # classifier_params: checked as parameters of each classifier
+        for c in classifiers:
+            if s.classifier_params and s.applies_to(c.name):
+                _check_estimator(r, EstimatorSpec(c.estimator.path,
+                                                  c.estimator.params + s.classifier_params),
+                                 f"scenarios.{s.name}.classifier_params", allowed)
     pairs = sum(s.applies_to(c.name) for c in classifiers for s in scenarios)
     _check_cells(r, "<grid>", len(datasets) * pairs * protocol.repeats * protocol.folds,
                  max_cells)
