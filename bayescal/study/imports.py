@@ -179,7 +179,8 @@ def build_estimator(spec: EstimatorSpec, allowed: Iterable[str], **overrides: An
     allowed : iterable of str
         Allowed packages (see :func:`resolve_dotted`).
     **overrides
-        Parameters that replace those of the spec (e.g. ``random_state``).
+        Parameters that replace those of the spec (e.g. ``random_state``);
+        checked and built as the spec's own.
 
     Returns
     -------
@@ -194,7 +195,6 @@ def build_estimator(spec: EstimatorSpec, allowed: Iterable[str], **overrides: An
     1e-08
     """
     allowed = tuple(allowed)
-    cls = check_estimator_class(spec, allowed)
-    params = {key: _build_value(value, allowed) for key, value in spec.params}
-    params.update(overrides)
-    return cls(**params)
+    merged = {**dict(spec.params), **overrides}  # overrides are checked and built alike
+    cls = check_estimator_class(EstimatorSpec(spec.path, tuple(merged.items())), allowed)
+    return cls(**{key: _build_value(value, allowed) for key, value in merged.items()})

@@ -271,3 +271,23 @@ def test_only_the_operator_widens_the_generators():
     assert resolve_generator("os.getcwd", ("sklearn", "bayescal", "os")) is os.getcwd
     with pytest.raises(ValueError, match="private module"):
         resolve_generator("os._exit", ("sklearn", "bayescal", "os"))
+
+
+def test_build_estimator_checks_and_builds_its_overrides(tmp_path):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+
+    from bayescal.study.imports import EstimatorSpec, build_estimator
+
+    allowed = ("sklearn",)
+    lr = EstimatorSpec("sklearn.linear_model.LogisticRegression")
+    pipe = EstimatorSpec("sklearn.pipeline.Pipeline", (("steps", (("m", lr),)),))
+    with pytest.raises(ValueError, match="would make it write files"):
+        build_estimator(pipe, allowed, memory=str(tmp_path / "cache"))
+    with pytest.raises(ValueError, match="unknown parameter 'source_code'"):
+        build_estimator(lr, allowed, source_code="1")
+    built = build_estimator(pipe, allowed,
+                            steps=(("m", EstimatorSpec("sklearn.naive_bayes.GaussianNB")),))
+    assert isinstance(built.steps[0][1], GaussianNB)
+    assert isinstance(build_estimator(pipe, allowed).steps[0][1], LogisticRegression)
+    assert list(tmp_path.iterdir()) == []
