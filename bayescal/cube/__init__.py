@@ -4,6 +4,8 @@
   units, clipping), timings, posterior diagnostics and status variables;
 * :mod:`~bayescal.cube.store` — the store: one verified file per cell,
   written atomically, damaged files quarantined on resume;
+* :mod:`~bayescal.cube.manifest` — the cube's manifest of hashes, verified by
+  every reader;
 * :mod:`~bayescal.cube.lock` — one writer per store, readers never see a
   half-written cube;
 * :mod:`~bayescal.cube.consolidate` — the ``xarray.DataTree`` built from the
@@ -16,6 +18,7 @@ and :mod:`bayescal.report` read them through it. Importing it loads NumPy only.
 
 from bayescal.cube.consolidate import consolidate, consolidate_store
 from bayescal.cube.lock import StoreBusyError, StoreLock
+from bayescal.cube.manifest import CorruptCubeError, verify_manifest
 from bayescal.cube.reading import cube_layout, open_results
 from bayescal.cube.schema import (
     CELL_DIMS,
@@ -38,6 +41,7 @@ __all__ = [
     "TIMINGS",
     "CellResult",
     "CellStore",
+    "CorruptCubeError",
     "DamagedCellError",
     "MetricInfo",
     "StoreBusyError",
@@ -50,4 +54,5 @@ __all__ = [
     "metric_info",
     "metric_names",
     "open_results",
+    "verify_manifest",
 ]

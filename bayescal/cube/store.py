@@ -28,17 +28,23 @@ temporary directory renamed into place. Files are NumPy ``.npz`` read with
 
 A store that heals
 ------------------
-Every cell file is verified when it is read: the whole file is loaded, which
-checks the CRC-32 that the zip container keeps for every array, and the
-arrays must be consistent (names, shapes, one value per name).
+Every cell and data file carries a SHA-256 of its content (each array's name,
+dtype, shape and bytes; the array ``sha256``), verified when it is read, after
+the zip container's own CRC-32 of each member; the arrays must also be
+consistent (names, shapes, one value per name). *Any* failure to read a cell
+file — whatever the exception a damaged zip or ``.npy`` header raises deep in
+NumPy or :mod:`zipfile` — is a :class:`DamagedCellError`.
 :meth:`CellStore.verify_cells` moves a damaged file (truncated, zero bytes,
 corrupted, written by something else) to ``quarantine/`` under its own
 relative path with a time stamp, so that the runner computes the cell again;
-consolidation skips a damaged file rather than failing on it.
+consolidation skips a damaged file rather than failing on it. The cube
+carries a manifest of hashes (:mod:`bayescal.cube.manifest`) and is refused by
+readers when it fails it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -52,7 +58,9 @@ import numpy as np
 
 __all__ = ["CellResult", "CellStore", "DamagedCellError", "StoreLayout", "StoredCell"]
 
-STORE_FORMAT = 2
+#: 3: cell and data files carry a SHA-256 of their content; the cube a manifest.
+STORE_FORMAT = 3
+_CHECKSUM = "sha256"
 
 
 @dataclass(frozen=True)
@@ -336,7 +344,7 @@ class CellStore:
         }
         if p_true is not None:
             arrays["p_true"] = np.asarray(p_true, dtype=float)
-        _atomic_write(self.data_path(dataset), lambda fh: np.savez(fh, **arrays))
+        _atomic_write(self.data_path(dataset), lambda fh: _save_npz(fh, arrays))
 
     def read_data(self, dataset: str) -> dict[str, Any]:
         """The arrays written by :meth:`write_data`.
@@ -378,7 +386,7 @@ class CellStore:
         if cell.error and cell.traceback:
             text = cell.traceback.encode()
             _atomic_write(self.traceback_path(layout, cell.key), lambda fh: fh.write(text))
-        _atomic_write(self.cell_path(layout, cell.key), lambda fh: np.savez(fh, **arrays))
+        _atomic_write(self.cell_path(layout, cell.key), lambda fh: _save_npz(fh, arrays))
 
     def present_cells(self, layout: StoreLayout) -> set[tuple[int, int, int, int, int]]:
         """Keys of the cells whose file exists (not verified)."""
@@ -409,13 +417,16 @@ class CellStore:
             try:
                 self.read_cell(layout, key)
             except DamagedCellError as exc:
-                path = self.cell_path(layout, key)
-                target = (self.quarantine_path / path.relative_to(self.root)).with_suffix(
-                    f".{_stamp()}.npz")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(path, target)
-                moved.append((target, str(exc)))
+                moved.append((self.quarantine(self.cell_path(layout, key)), str(exc)))
         return moved
+
+    def quarantine(self, path: Path) -> Path:
+        """Move a damaged file of the store to ``quarantine/``; return its new path."""
+        target = (self.quarantine_path / path.relative_to(self.root)).with_suffix(
+            f".{_stamp()}{path.suffix}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target)
+        return target
 
     def read_cell(self, layout: StoreLayout, key: tuple[int, int, int, int, int]) -> StoredCell:
         """One cell's file, verified.
@@ -423,8 +434,10 @@ class CellStore:
         Raises
         ------
         DamagedCellError
-            If the file is truncated, corrupted (CRC-32 mismatch) or its
-            arrays are inconsistent.
+            If the file cannot be read, is corrupted (CRC-32 or SHA-256
+            mismatch) or its arrays are inconsistent.
+        FileNotFoundError
+            If there is no file.
         """
         path = self.cell_path(layout, key)
         z = _load_npz(path)
@@ -437,8 +450,9 @@ class CellStore:
                               bool(z["converged"]), str(z["diagnostic_failures"]),
                               {k[len(_POSTERIOR_PREFIX):]: v for k, v in z.items()
                                if k.startswith(_POSTERIOR_PREFIX)} or None)
-        except (KeyError, ValueError, TypeError) as exc:
-            raise DamagedCellError(f"{path}: not a cell file of this store ({exc})") from None
+        except Exception as exc:  # noqa: BLE001  (any damage is a damaged cell)
+            raise DamagedCellError(f"{path}: not a cell file of this store "
+                                   f"({type(exc).__name__}: {exc})") from None
         if proba.ndim != 2 or test_index.shape != (proba.shape[0],) or (
                 interval is not None and interval.shape != (*proba.shape, 2)):
             raise DamagedCellError(f"{path}: inconsistent arrays (proba {proba.shape}, "
@@ -454,6 +468,7 @@ class CellStore:
         concurrent writers never collide and readers never see a half cube.
         """
         from bayescal.cube.lock import StoreLock
+        from bayescal.cube.manifest import write_manifest
 
         tmp = Path(tempfile.mkdtemp(dir=self.root, prefix="results.", suffix=".zarr.tmp"))
         old = Path(str(tmp)[:-len(".zarr.tmp")] + ".old.tmp")
@@ -462,6 +477,7 @@ class CellStore:
             # No consolidated metadata: it is not part of the zarr v3 format yet, and
             # writing it doubled the time of writing a small cube.
             tree.to_zarr(tmp, mode="w-", consolidated=False)
+            write_manifest(tmp)  # every byte checksummed; readers verify it
             with StoreLock(self.cube_lock_path, wait=True):
                 if self.cube_path.exists():
                     os.replace(self.cube_path, old)
@@ -485,16 +501,49 @@ class CellStore:
             shutil.rmtree(old, ignore_errors=True)
 
 
+def _digest(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of the arrays' names, dtypes, shapes and bytes (the checksum itself excluded)."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        if name == _CHECKSUM:
+            continue
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _save_npz(fh: Any, arrays: dict[str, np.ndarray]) -> None:
+    """``np.savez`` of ``arrays`` and their checksum."""
+    np.savez(fh, **arrays, **{_CHECKSUM: np.asarray(_digest(arrays))})
+
+
 def _load_npz(path: Path) -> dict[str, np.ndarray]:
-    """Every array of an ``.npz`` file, read in full (zip CRC-32 checked)."""
+    """Every array of an ``.npz`` file written by :func:`_save_npz`, verified.
+
+    The zip container checks each member's CRC-32 as it is read in full;
+    the content's SHA-256 is then compared with the one stored. Any failure
+    but a missing file is a :class:`DamagedCellError`.
+    """
     import zipfile
 
     try:
         with np.load(path, allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
+            arrays = {k: z[k] for k in z.files}
     except FileNotFoundError:
         raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        kind = "empty file" if path.is_file() and path.stat().st_size == 0 else \
-            f"{type(exc).__name__}: {exc}"
-        raise DamagedCellError(f"{path}: damaged ({kind})") from None
+    except Exception as exc:  # noqa: BLE001  (a damaged header raises anything)
+        if path.is_file() and path.stat().st_size == 0:
+            kind = "empty file"
+        elif isinstance(exc, zipfile.BadZipFile | OSError | ValueError | EOFError):
+            kind = f"{type(exc).__name__}: {exc}"
+        else:
+            kind = f"unreadable: {type(exc).__name__}: {exc}"
+        raise DamagedCellError(f"{path}: damaged ({' '.join(kind.split())[:300]})") from None
+    stored = arrays.get(_CHECKSUM)
+    if stored is None or stored.shape != () or stored.dtype.kind != "U":
+        raise DamagedCellError(f"{path}: damaged (no checksum)")
+    if str(stored) != _digest(arrays):
+        raise DamagedCellError(f"{path}: damaged (SHA-256 mismatch)")
+    del arrays[_CHECKSUM]
+    return arrays

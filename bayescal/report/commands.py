@@ -59,6 +59,6 @@ def report_command(
         path = build_report(
             tree, out_dir, metrics=list(metrics) or None, progress=not quiet, dpi=dpi
         )
-    except (ValueError, TypeError) as exc:
-        raise click.ClickException(str(exc)) from None
+    except (ValueError, TypeError, OSError) as exc:
+        raise click.ClickException(" ".join(str(exc).split())) from None
     click.echo(f"wrote {path}")

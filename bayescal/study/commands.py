@@ -14,6 +14,7 @@ training set, ENIR on DGG data; 5-fold CV) into
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from importlib.resources import files
@@ -143,13 +144,15 @@ _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "md", "late
 @click.option("--allow-module", multiple=True, metavar="NAME",
               help="Also allow classes and functions from this package (repeatable); "
                    "only this flag widens the allow-list, never the spec.")
+@click.option("--max-cells", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Refuse a study of more than N cells [default: 100000].")
 @click.option("--metric", "-m", default=None,
               help="Metric to tabulate [default: the spec's first metric].")
 @_FORMAT
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run_command(spec: str | None, store: str | None, resume: bool, scheduler: str | None,
                 jobs: int | None, data_dir: str | None, allow_module: tuple[str, ...],
-                metric: str | None, fmt: str, quiet: bool) -> None:
+                max_cells: int | None, metric: str | None, fmt: str, quiet: bool) -> None:
     """Run the study SPEC (a TOML file; default: the bundled quick-start).
 
     Exit status: 0 when every applicable cell succeeded; 1 when cells failed
@@ -159,25 +162,62 @@ def run_command(spec: str | None, store: str | None, resume: bool, scheduler: st
     """
     from bayescal.study.workers import prestarted, processes_for
 
-    # the worker processes start first: their imports run beside this process's
-    with prestarted(processes_for(jobs, scheduler)):
-        _run(spec, store, resume, scheduler, jobs, data_dir, allow_module, metric, fmt, quiet)
+    try:
+        # the worker processes start first: their imports run beside this process's
+        with prestarted(processes_for(jobs, scheduler)):
+            _run(spec, store, resume, scheduler, jobs, data_dir, allow_module, max_cells,
+                 metric, fmt, quiet)
+    except SystemExit as exc:
+        if exc.code in (130, 143):
+            _exit_interrupted(exc.code)
+        raise
+
+
+def _exit_interrupted(code: int) -> None:
+    """Exit an interrupted run (SIGINT, SIGTERM) with ``code``.
+
+    The workers are already stopped and every finished cell is on disk. The
+    calling process's local worker thread (``-j N``) may still be inside a
+    task's native code, which stops only after the task; the interpreter's
+    shutdown would then tear down modules under it, which can crash the
+    process (seen as a SIGSEGV after Ctrl-C). So, with that thread still
+    busy after a short wait, the process runs its multiprocessing finalizers
+    (loky's semaphores are released, not reported as leaked), flushes its
+    output and ends at once with ``os._exit``; otherwise it exits normally.
+    """
+    import os
+    import threading
+
+    busy = [t for t in threading.enumerate() if t.name == "bayescal-local-worker"]
+    for thread in busy:
+        thread.join(timeout=0.5)
+    if not any(t.is_alive() for t in busy):
+        return
+    with contextlib.suppress(Exception):  # stdlib internals; without them a warning only
+        from multiprocessing import util
+
+        util._run_finalizers(0)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def _run(spec: str | None, store: str | None, resume: bool, scheduler: str | None,
          jobs: int | None, data_dir: str | None, allow_module: tuple[str, ...],
-         metric: str | None, fmt: str, quiet: bool) -> None:
+         max_cells: int | None, metric: str | None, fmt: str, quiet: bool) -> None:
     """The body of :func:`run_command` (after its worker processes have started)."""
     import warnings
 
     from bayescal.cube import StoreBusyError
     from bayescal.study.executors import WorkerProcessError
     from bayescal.study.runner import StudyCellWarning, run
-    from bayescal.study.spec import SpecError, load_spec
+    from bayescal.study.spec import DEFAULT_MAX_CELLS, SpecError, load_spec
 
     try:
         parsed = load_spec(spec if spec is not None else Path(str(QUICKSTART)),
-                           data_dir=data_dir, allow_modules=allow_module)
+                           data_dir=data_dir, allow_modules=allow_module,
+                           max_cells=max_cells or DEFAULT_MAX_CELLS)
     except SpecError as exc:
         raise click.ClickException(str(exc)) from None
     target = Path(store) if store else Path("bayescal-results") / parsed.name

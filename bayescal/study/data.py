@@ -3,8 +3,9 @@
 A spec dataset is either a ``source`` read by
 :func:`bayescal.datasets.load_dataset` (a scikit-learn bundled set, a file
 stem in the data directory, or a path) or a ``generator`` function named by
-dotted path (``bayescal.datasets.make_thesis_synthetic``,
-``sklearn.datasets.make_classification``, ...) returning ``(X, y)`` or
+dotted path, one of the registry of :mod:`bayescal.study.generators`
+(``bayescal.datasets.make_thesis_synthetic``,
+``sklearn.datasets.make_classification``, ...), returning ``(X, y)`` or
 ``(X, y, p_true)``. Preparation then applies, in this order:
 ``drop_features``, ``classes`` (keep those labels), ``positive`` (binarise:
 those labels -> 1), ``dropna`` and ``max_samples`` (a stratified subsample
@@ -99,9 +100,9 @@ def _load(spec: Any, data_dir: str | None, allowed: tuple[str, ...],
         ds = load_dataset(spec.source, data_dir=data_dir)
         return (np.asarray(ds.X, dtype=float), np.asarray(ds.y, dtype=np.int64), None,
                 tuple(ds.class_names), tuple(ds.feature_names))
-    from bayescal.study.imports import resolve_dotted
+    from bayescal.study.generators import resolve_generator
 
-    func = resolve_dotted(spec.generator, allowed)
+    func = resolve_generator(spec.generator, allowed)  # the registry, never any callable
     kwargs = dict(spec.params)
     try:
         accepts_seed = "random_state" in inspect.signature(func).parameters

@@ -26,6 +26,7 @@ client and local cluster. No worker outlives the main process.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import threading
@@ -303,6 +304,30 @@ def local_processes(n_jobs: int | None) -> Iterator[Executor]:
             proc.shutdown(kill=not finished)
 
 
+def _dask_result(future: Any, scheduler: str) -> list[CellResult]:
+    """A Dask task's cells; a lost worker or cluster raised as :class:`WorkerProcessError`.
+
+    A cell's own errors never reach here (:func:`~bayescal.study.cells.run_task`
+    keeps them in the cell); what does is the cluster's: a worker killed
+    (``KilledWorker``), its tasks cancelled (``FutureCancelledError``, a
+    ``CancelledError``), or the connection closed (``CommClosedError``).
+    """
+    from concurrent.futures import CancelledError
+
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+
+    try:
+        return future.result()
+    except (KilledWorker, CancelledError, CommClosedError) as exc:
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise WorkerProcessError(
+            f"the Dask cluster {scheduler!r} lost the task {future.key!r} "
+            f"({type(exc).__name__}: {detail}); a worker may have died or been stopped. "
+            "The cells finished so far are kept: continue the study with --resume "
+            "(resume=True)") from None
+
+
 @contextlib.contextmanager
 def dask(scheduler: str, n_jobs: int | None) -> Iterator[Executor]:
     """Run tasks on Dask: ``"local"`` (a LocalCluster on 127.0.0.1) or an address.
@@ -319,7 +344,8 @@ def dask(scheduler: str, n_jobs: int | None) -> Iterator[Executor]:
         if scheduler == "local":
             cluster = stack.enter_context(LocalCluster(
                 n_workers=n_jobs or os.cpu_count() or 1, threads_per_worker=1,
-                processes=True, host="127.0.0.1", dashboard_address=None))
+                processes=True, host="127.0.0.1", dashboard_address=None,
+                silence_logs=logging.CRITICAL))  # a lost worker: our one line, not its logs
             client = stack.enter_context(Client(cluster))
         else:
             try:
@@ -344,7 +370,7 @@ def dask(scheduler: str, n_jobs: int | None) -> Iterator[Executor]:
                        for rank, i in enumerate(items)]
             try:
                 for future in as_completed(futures):
-                    yield future.result()
+                    yield _dask_result(future, scheduler)
                     future.release()
             finally:
                 client.cancel(futures)

@@ -12,7 +12,13 @@ is ever evaluated (no ``eval``/``exec``) and nothing is unpickled.
 
 Importing an allowed module runs that module's own code, as any ``import``
 does; the allow-list is what keeps a spec from reaching arbitrary modules
-such as ``os`` or ``subprocess``.
+such as ``os`` or ``subprocess``. Within an allowed package, a spec may name
+only public objects (no ``_``-prefixed module or attribute anywhere in the
+path: scikit-learn's ``utils._testing`` runs Python source given as an
+argument), estimators must be :class:`sklearn.base.BaseEstimator` subclasses,
+and a parameter that makes an estimator write files (``memory``, a cache
+directory) must stay unset. Dataset generators come from the registry of
+:mod:`bayescal.study.generators`.
 """
 
 from __future__ import annotations
@@ -33,7 +39,11 @@ __all__ = [
 
 DEFAULT_ALLOWED_MODULES: tuple[str, ...] = ("sklearn", "bayescal")
 
-_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", re.ASCII)
+
+#: Estimator parameters that make the estimator write to the disk (a cache
+#: directory); a spec may leave them only unset (``None``).
+_FILE_WRITING_PARAMS = frozenset({"memory"})
 
 
 @dataclass(frozen=True)
@@ -78,13 +88,17 @@ def resolve_dotted(path: str, allowed: Iterable[str]) -> Any:
     Raises
     ------
     ValueError
-        If the path is malformed, not allowed, not importable, or names
-        nothing. The message says which and how to allow a module.
+        If the path is malformed, names a private (``_``-prefixed) module
+        or attribute, is not allowed, not importable, or names nothing. The message says which and how to allow a module.
     """
-    if not isinstance(path, str) or not _DOTTED.match(path):
+    if not isinstance(path, str) or not _DOTTED.fullmatch(path):
         raise ValueError(
             f"{path!r} is not a dotted path like 'sklearn.naive_bayes.GaussianNB'"
         )
+    private = [part for part in path.split(".") if part.startswith("_")]
+    if private:
+        raise ValueError(f"{path!r} names a private module or attribute ({private[0]!r}); "
+                         "a spec may name only public classes and functions")
     allowed = tuple(allowed)
     if not any(path == a or path.startswith(a + ".") for a in allowed):
         raise ValueError(
@@ -110,20 +124,27 @@ def check_estimator_class(spec: EstimatorSpec, allowed: Iterable[str]) -> type:
     Raises
     ------
     ValueError
-        If the class cannot be resolved, is not a scikit-learn style
-        estimator (a class with ``get_params``), or a parameter name is not
-        one of its constructor arguments.
+        If the class cannot be resolved, is not a scikit-learn estimator
+        class (a :class:`sklearn.base.BaseEstimator` subclass), a parameter
+        name is not one of its constructor arguments, or a parameter that
+        writes files (``memory``) is set.
     """
+    from sklearn.base import BaseEstimator
+
     allowed = tuple(allowed)
     cls = resolve_dotted(spec.path, allowed)
-    if not inspect.isclass(cls) or not hasattr(cls, "get_params"):
-        raise ValueError(f"{spec.path!r} is not an estimator class (no get_params)")
+    if not inspect.isclass(cls) or not issubclass(cls, BaseEstimator):
+        raise ValueError(f"{spec.path!r} is not an estimator class (a subclass of "
+                         "sklearn.base.BaseEstimator)")
     valid = set(cls._get_param_names()) if hasattr(cls, "_get_param_names") else None
     for key, value in spec.params:
         if valid is not None and key not in valid:
             raise ValueError(
                 f"unknown parameter {key!r} for {spec.path}; valid parameters: {sorted(valid)}"
             )
+        if key in _FILE_WRITING_PARAMS and value is not None:
+            raise ValueError(f"parameter {key!r} of {spec.path} would make it write files "
+                             f"(got {value!r}); a spec may not set it")
         for nested in _nested_specs(value):
             check_estimator_class(nested, allowed)
     return cls
@@ -158,7 +179,8 @@ def build_estimator(spec: EstimatorSpec, allowed: Iterable[str], **overrides: An
     allowed : iterable of str
         Allowed packages (see :func:`resolve_dotted`).
     **overrides
-        Parameters that replace those of the spec (e.g. ``random_state``).
+        Parameters that replace those of the spec (e.g. ``random_state``);
+        checked and built as the spec's own.
 
     Returns
     -------
@@ -173,7 +195,6 @@ def build_estimator(spec: EstimatorSpec, allowed: Iterable[str], **overrides: An
     1e-08
     """
     allowed = tuple(allowed)
-    cls = check_estimator_class(spec, allowed)
-    params = {key: _build_value(value, allowed) for key, value in spec.params}
-    params.update(overrides)
-    return cls(**params)
+    merged = {**dict(spec.params), **overrides}  # overrides are checked and built alike
+    cls = check_estimator_class(EstimatorSpec(spec.path, tuple(merged.items())), allowed)
+    return cls(**{key: _build_value(value, allowed) for key, value in merged.items()})

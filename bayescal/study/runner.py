@@ -31,7 +31,7 @@ import numpy as np
 
 from bayescal.cube.consolidate import consolidate
 from bayescal.cube.lock import StoreLock
-from bayescal.cube.store import CellStore, StoreLayout
+from bayescal.cube.store import CellStore, DamagedCellError, StoreLayout
 from bayescal.study import executors
 from bayescal.study.cells import Task
 from bayescal.study.data import PreparedData, prepare_dataset
@@ -107,13 +107,21 @@ def _prepare(spec: Spec) -> tuple[list[PreparedData], list[list[Any]], list[np.n
 
 
 def _record_data(spec: Spec, store: CellStore, datasets: list[PreparedData],
-                 folds: list[np.ndarray]) -> None:
+                 folds: list[np.ndarray], log: Callable[[str], None]) -> None:
+    """Write each dataset's labels and folds; on resume, check them (a damaged
+    file is quarantined and written again: it holds nothing the spec cannot remake)."""
     for dspec, data, fold in zip(spec.datasets, datasets, folds, strict=True):
-        if store.data_path(dspec.name).is_file():
-            _check_same_data(store, dspec.name, data, fold)
-        else:
-            store.write_data(dspec.name, y=data.y, fold=fold, p_true=data.p_true,
-                             class_names=data.class_names)
+        path = store.data_path(dspec.name)
+        if path.is_file():
+            try:
+                _check_same_data(store, dspec.name, data, fold)
+                continue
+            except DamagedCellError as exc:
+                moved = store.quarantine(path)
+                log(f"damaged data file quarantined and written again: "
+                    f"{str(exc).split(': ', 1)[-1]} -> {moved.relative_to(store.root)}")
+        store.write_data(dspec.name, y=data.y, fold=fold, p_true=data.p_true,
+                         class_names=data.class_names)
 
 
 def _check_same_data(store: CellStore, name: str, data: PreparedData, fold: np.ndarray) -> None:
@@ -326,7 +334,7 @@ def run(spec: Spec | str | os.PathLike[str], store: str | os.PathLike[str], *,
                     cells.write_meta({"layout": asdict(layout), "started": _now(),
                                       "results_revision": RESULTS_REVISION,
                                       "versions": package_versions()})
-                _record_data(spec, cells, datasets, folds)
+                _record_data(spec, cells, datasets, folds, log)
                 if not fresh:  # the cube is outdated by the cells to come
                     cells.write_meta({**cells.read_meta(), "finished": ""})
                     cells.remove_cube()

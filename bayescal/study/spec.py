@@ -5,7 +5,16 @@ metrics and significance tests of one reproducible study (``DESIGN.md``,
 "Studies"). :func:`load_spec` checks it completely before any work starts:
 structure, every key, every value, every dotted path (imported only from the
 allow-list of :mod:`bayescal.study.imports`) and every constructor parameter.
-A wrong spec raises :class:`SpecError` naming the file, the key and the reason.
+A wrong spec raises :class:`SpecError` naming the file, the key and the reason,
+in one line.
+
+A spec is data, not code (``DESIGN.md``, "Safety"): estimators must be
+estimator classes of the allow-list, dataset generators come from the registry
+of :mod:`bayescal.study.generators`, and a spec has size limits — at most
+:data:`MAX_SPEC_BYTES` of text, tables and arrays nested at most
+:data:`MAX_NESTING` deep, and at most :data:`DEFAULT_MAX_CELLS` cells (the
+person running the study may raise this one: ``bayescal run --max-cells N``,
+``max_cells=`` in Python).
 
 The format, with every section (see ``models/quickstart.toml``)::
 
@@ -83,11 +92,11 @@ from typing import Any
 
 from bayescal.cube.schema import METRICS as METRIC_REGISTRY
 from bayescal.study.data import check_dataset_source
+from bayescal.study.generators import check_generator_params, resolve_generator
 from bayescal.study.imports import (
     DEFAULT_ALLOWED_MODULES,
     EstimatorSpec,
     check_estimator_class,
-    resolve_dotted,
 )
 from bayescal.study.scoring import METRICS
 
@@ -120,10 +129,21 @@ SIGNIFICANCE_TESTS = (
 #: Across-dataset comparisons (``bayescal.stats.methods.METHOD_TESTS``; kept here so
 #: that parsing a spec does not import xarray; a test keeps the two equal).
 METHOD_TESTS = ("friedman", "correlated-t", "signed-rank", "hierarchical")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
-_MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", re.ASCII)  # fullmatch: no newline
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", re.ASCII)
+#: Longest name of a dataset, classifier, scenario or study (used in file names).
+MAX_NAME_LENGTH = 100
 #: Largest ``metrics.keep_posteriors`` (draws per chain kept in the cube).
 MAX_KEPT_DRAWS = 1000
+#: Largest ``metrics.ece_bins``.
+MAX_ECE_BINS = 10_000
+#: Largest spec text, in bytes.
+MAX_SPEC_BYTES = 1 << 20
+#: Deepest nesting of tables and arrays in a spec.
+MAX_NESTING = 16
+#: Most cells (dataset x classifier x scenario x repeat x fold) a spec may ask for
+#: unless the person running it raises the limit (``--max-cells``).
+DEFAULT_MAX_CELLS = 100_000
 
 
 class SpecError(ValueError):
@@ -305,8 +325,9 @@ class _Reader:
         return value
 
     def name(self, value: str, key: str) -> str:
-        if not _NAME.match(value):
-            raise self.fail(key, f"name {value!r} must match {_NAME.pattern} (used in file names)")
+        if not _NAME.fullmatch(value) or len(value) > MAX_NAME_LENGTH:
+            raise self.fail(key, f"name {value!r} must match {_NAME.pattern} and be at most "
+                                 f"{MAX_NAME_LENGTH} characters (used in file names)")
         return value
 
     def str_list(self, value: Any, key: str) -> tuple[str, ...]:
@@ -388,13 +409,15 @@ def _parse_dataset(r: _Reader, name: str, raw: Any, data_dir: str | None,
     else:
         path = r.typed(tab["generator"], f"{key}.generator", str, "a dotted path")
         try:
-            func = resolve_dotted(path, allowed)
+            func = resolve_generator(path, allowed)
         except ValueError as exc:
             raise r.fail(f"{key}.generator", str(exc)) from None
-        if not callable(func):
-            raise r.fail(f"{key}.generator", f"{path!r} is not callable")
         out["generator"] = path
         out["params"] = r.params(tab.get("params", {}), f"{key}.params")
+        try:
+            check_generator_params(func, path, dict(out["params"]))
+        except ValueError as exc:
+            raise r.fail(f"{key}.params", str(exc)) from None
     for k in ("classes", "positive"):
         if k in tab:
             v = tab[k]
@@ -508,8 +531,8 @@ def _parse_metrics(r: _Reader, raw: Any, classifiers: tuple[str, ...]) -> Metric
         out["names"] = names
     if "ece_bins" in tab:
         v = r.typed(tab["ece_bins"], "metrics.ece_bins", int, "an integer")
-        if v < 1:
-            raise r.fail("metrics.ece_bins", f"must be >= 1, got {v}")
+        if not 1 <= v <= MAX_ECE_BINS:
+            raise r.fail("metrics.ece_bins", f"must lie in [1, {MAX_ECE_BINS}], got {v}")
         out["ece_bins"] = v
     if "clip" in tab:
         out["clip"] = _parse_clip(r, tab["clip"])
@@ -573,19 +596,61 @@ def _checked_modules(r: _Reader, modules: Iterable[str]) -> tuple[str, ...]:
                                       f"{modules!r}; pass [{modules!r}]")
     out = tuple(modules)
     for m in out:
-        if not isinstance(m, str) or not _MODULE.match(m):
+        if not isinstance(m, str) or not _MODULE.fullmatch(m):
             raise r.fail("allow_modules", f"{m!r} is not a module name like 'mylab.models'")
     return out
 
 
-def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path | None = None,
-               allow_modules: Iterable[str] = ()) -> Spec:
-    """Parse and validate spec text (see :func:`load_spec`)."""
-    r = _Reader(str(path))
+def _nesting(value: Any) -> int:
+    """Depth of nested tables and arrays (iterative: any depth is safe)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+def _toml(r: _Reader, text: str) -> dict[str, Any]:
+    """The TOML document, within the size and nesting limits; any error one line."""
+    if not isinstance(text, str):
+        raise r.fail("<toml>", f"expected the spec as text, got {type(text).__name__}")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_SPEC_BYTES:
+        raise r.fail("<file>", f"the spec is {size:,} bytes, above the limit of "
+                               f"{MAX_SPEC_BYTES:,}")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise r.fail("<toml>", f"not valid TOML: {exc}") from None
+        raise r.fail("<toml>", "not valid TOML: " + " ".join(str(exc).split())) from None
+    except RecursionError:
+        raise r.fail("<toml>", f"tables or arrays nested deeper than {MAX_NESTING} "
+                               "levels") from None
+    except (ValueError, TypeError, MemoryError) as exc:
+        raise r.fail("<toml>", f"not valid TOML: {type(exc).__name__}: "
+                               + " ".join(str(exc).split())[:200]) from None
+    if _nesting(raw) > MAX_NESTING:
+        raise r.fail("<toml>", f"tables or arrays nested deeper than {MAX_NESTING} levels")
+    return raw
+
+
+def _check_cells(r: _Reader, key: str, n_cells: int, max_cells: int) -> None:
+    if n_cells > max_cells:
+        raise r.fail(key, f"the study has {n_cells:,} cells, above the limit of {max_cells:,}; "
+                          "make the grid smaller, or, if you mean it, raise the limit with "
+                          "--max-cells N (max_cells= in Python)")
+
+
+def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path | None = None,
+               allow_modules: Iterable[str] = (), max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
+    """Parse and validate spec text (see :func:`load_spec`)."""
+    r = _Reader(str(path))
+    if isinstance(max_cells, bool) or not isinstance(max_cells, int) or max_cells < 1:
+        raise ValueError(f"`max_cells` must be a positive integer, got {max_cells!r}")
+    raw = _toml(r, text)
     r.table(raw, "", ("study", "protocol", "datasets", "classifiers", "scenarios", "metrics",
                       "tests"))
     if isinstance(raw.get("study"), Mapping) and "allow_modules" in raw["study"]:
@@ -608,6 +673,7 @@ def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path
     data_dir = None if data_dir is None else str(data_dir)
 
     protocol = _parse_protocol(r, raw.get("protocol", {}))
+    _check_cells(r, "protocol", protocol.repeats * protocol.folds, max_cells)
     datasets = tuple(_parse_dataset(r, n, v, data_dir, allowed)
                      for n, v in _named_tables(r, raw.get("datasets"), "datasets").items())
     classifiers = []
@@ -619,6 +685,15 @@ def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path
     scenarios = tuple(_parse_scenario(r, n, v, cnames, allowed)
                       for n, v in _named_tables(r, raw.get("scenarios"), "scenarios").items())
     _check_overrides(r, datasets, tuple(classifiers), scenarios, allowed)
+    for s in scenarios:  # classifier_params: checked as parameters of each classifier
+        for c in classifiers:
+            if s.classifier_params and s.applies_to(c.name):
+                _check_estimator(r, EstimatorSpec(c.estimator.path,
+                                                  c.estimator.params + s.classifier_params),
+                                 f"scenarios.{s.name}.classifier_params", allowed)
+    pairs = sum(s.applies_to(c.name) for c in classifiers for s in scenarios)
+    _check_cells(r, "<grid>", len(datasets) * pairs * protocol.repeats * protocol.folds,
+                 max_cells)
     metrics = _parse_metrics(r, raw.get("metrics", {}), cnames)
     if metrics.probe is not None and not any(s.kind == "raw" and s.applies_to(metrics.probe)
                                              for s in scenarios):
@@ -633,7 +708,7 @@ def parse_spec(text: str, *, path: str | Path = "<string>", data_dir: str | Path
 
 
 def load_spec(path: str | Path, *, data_dir: str | Path | None = None,
-              allow_modules: Iterable[str] = ()) -> Spec:
+              allow_modules: Iterable[str] = (), max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
     """Load and validate a study spec from a TOML file.
 
     Parameters
@@ -646,6 +721,8 @@ def load_spec(path: str | Path, *, data_dir: str | Path | None = None,
     allow_modules : iterable of str, default=()
         Extra packages (or dotted prefixes) estimators may be imported from,
         besides ``sklearn`` and ``bayescal``.
+    max_cells : int, default=DEFAULT_MAX_CELLS
+        Most cells the study may have (a larger grid is refused).
 
     Returns
     -------
@@ -656,8 +733,9 @@ def load_spec(path: str | Path, *, data_dir: str | Path | None = None,
     ------
     SpecError
         On any error: unreadable file, bad TOML, unknown key, unknown
-        dataset, classifier, calibrator, parameter or protocol, or an
-        inconsistent choice. The message is ``"<file>: <key>: <reason>"``.
+        dataset, classifier, calibrator, generator, parameter or protocol, an
+        inconsistent choice, or a limit exceeded (size, nesting, cells). The
+        message is one line, ``"<file>: <key>: <reason>"``.
 
     Examples
     --------
@@ -668,7 +746,16 @@ def load_spec(path: str | Path, *, data_dir: str | Path | None = None,
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_SPEC_BYTES + 1)
     except OSError as exc:
         raise SpecError(path, "<file>", f"cannot read the spec: {exc.strerror}") from None
-    return parse_spec(text, path=path, data_dir=data_dir, allow_modules=allow_modules)
+    if len(data) > MAX_SPEC_BYTES:
+        raise SpecError(path, "<file>", f"the spec is larger than the limit of "
+                                        f"{MAX_SPEC_BYTES:,} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(path, "<file>", f"not UTF-8 text (byte {exc.start})") from None
+    return parse_spec(text, path=path, data_dir=data_dir, allow_modules=allow_modules,
+                      max_cells=max_cells)

@@ -16,6 +16,16 @@ cores while the calling process imports the runner and prepares the data.
 This module imports only the standard library at load time, so that
 ``bayescal run -j N`` can start its workers before the heavy imports.
 
+Nothing outlives the run
+------------------------
+A worker watches its parent (:func:`_watch_parent`): when the calling process
+is gone — killed with ``kill -9`` included, which no handler in it can see —
+the worker removes the run's payload file and exits within
+:data:`PARENT_POLL_SECONDS`; loky's and multiprocessing's resource trackers
+then see their pipes close and exit too. A payload file left by a run killed
+before any worker had read it is removed by the next run
+(:func:`payload_file`: its name carries the process id of its run).
+
 Why loky's memory-leak guard is switched off
 --------------------------------------------
 loky replaces a worker whose resident memory has grown by more than 300 MB
@@ -36,6 +46,8 @@ import pickle
 import signal
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -47,6 +59,11 @@ __all__ = ["SINGLE_THREAD_ENV", "WorkerProcess", "available_cores", "payload_fil
 SINGLE_THREAD_ENV = {name: "1" for name in (
     "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
+
+#: Seconds between a worker's checks that its parent process still lives.
+PARENT_POLL_SECONDS = 0.5
+
+_PAYLOAD_PREFIX = "bayescal-study-"
 
 #: What a warm worker keeps between tasks: the spec and the prepared datasets
 #: (read with its first task), besides its imports and compiled models.
@@ -61,8 +78,35 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def _watch_parent(poll: float = PARENT_POLL_SECONDS) -> threading.Thread:
+    """Start a daemon thread that ends this process when its parent is gone.
+
+    The parent's death shows as a change of ``os.getppid()`` (the orphan is
+    adopted by init or a subreaper); portable, unlike Linux's
+    ``PR_SET_PDEATHSIG``, which fires when the parent *thread* that started the
+    process ends (loky starts workers from its manager thread too). Before
+    exiting, the thread removes the payload files of its parent's runs (read
+    yet or not: their names carry the parent's process id).
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll)
+        for path in _payloads_of(parent):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="bayescal-parent-watch", daemon=True)
+    thread.start()
+    return thread
+
+
 def _init_process() -> None:
-    """In each worker: one BLAS thread for life; no replacement of a warm worker."""
+    """In each worker: die with the parent; one BLAS thread for life; no
+    replacement of a warm worker."""
+    _watch_parent()
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1)
@@ -114,9 +158,12 @@ def payload_file(spec: Any, datasets: Any) -> Iterator[str]:
 
     Each worker process reads it once, with its first task; a file rather
     than the first task's arguments, so that a worker replaced by loky (a
-    crash) reads it again instead of failing. Removed when the context ends.
+    crash) reads it again instead of failing. Removed when the context ends,
+    and by the workers when this process is killed (:func:`_watch_parent`);
+    files of earlier runs whose process is gone are removed first.
     """
-    fd, path = tempfile.mkstemp(prefix="bayescal-study-", suffix=".pickle")
+    _remove_orphaned_payloads()
+    fd, path = tempfile.mkstemp(prefix=f"{_PAYLOAD_PREFIX}{os.getpid()}-", suffix=".pickle")
     try:
         with os.fdopen(fd, "wb") as fh:
             pickle.dump((spec, datasets), fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -124,6 +171,37 @@ def payload_file(spec: Any, datasets: Any) -> Iterator[str]:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(path)
+
+
+def _payloads_of(pid: int | None = None) -> list[Any]:
+    """Payload files in the temporary directory (of the run in process ``pid``)."""
+    from pathlib import Path
+
+    pattern = f"{_PAYLOAD_PREFIX}{'*' if pid is None else pid}-*.pickle"
+    return sorted(Path(tempfile.gettempdir()).glob(pattern))
+
+
+def _remove_orphaned_payloads() -> int:
+    """Remove payload files whose run's process no longer exists; return how many."""
+    removed = 0
+    for path in _payloads_of():
+        pid_text = path.name[len(_PAYLOAD_PREFIX):].split("-", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 class WorkerProcess:

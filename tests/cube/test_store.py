@@ -10,6 +10,7 @@ import pytest
 import xarray as xr
 
 from bayescal.cube import CellStore, DamagedCellError, consolidate, open_results
+from bayescal.cube.store import STORE_FORMAT
 
 from .conftest import LAYOUT
 
@@ -98,5 +99,5 @@ def test_an_old_store_format_is_refused(store):
     meta = json.loads(store.meta_path.read_text())
     meta["layout"]["format"] = 1
     store.meta_path.write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="format 1 and this bayescal reads format 2"):
+    with pytest.raises(ValueError, match=f"format 1 and this bayescal reads format {STORE_FORMAT}"):
         store.layout()
