@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -57,15 +58,44 @@ def test_every_method_page_is_in_the_methods_index():
     assert pages and [p for p in pages if f"\n{p}\n" not in index] == []
 
 
-@pytest.mark.slow
-def test_docs_build_without_warnings(tmp_path):
-    source = tmp_path / "docs"
-    shutil.copytree(DOCS, source, ignore=shutil.ignore_patterns("_build", "generated"))
-    out = tmp_path / "html"
+def test_every_method_page_embeds_the_figure_of_its_gallery_example():
+    pages = sorted(p.stem for p in (DOCS / "methods").glob("*.md") if p.stem != "index")
+    examples = {p.stem for p in (DOCS / "examples").glob("plot_*.py")}
+    without_example = [p for p in pages if f"plot_{p}" not in examples]
+    assert not without_example, f"method pages without an example script: {without_example}"
+    not_embedded = [
+        p
+        for p in pages
+        if f"../auto_examples/images/sphx_glr_plot_{p}_001.png"
+        not in (DOCS / "methods" / f"{p}.md").read_text(encoding="utf-8")
+    ]
+    assert not not_embedded, (
+        f"method pages that do not show their example's figure: {not_embedded}"
+    )
+
+
+@pytest.fixture(scope="module")
+def built_docs(tmp_path_factory):
+    """Build the site once for the slow tests below: ``sphinx-build -W`` on a copy of docs/.
+
+    The copy keeps generated pages (the API reference, the executed gallery) out of the
+    repository; the gallery scripts run in the build's own process.
+    """
+    tmp = tmp_path_factory.mktemp("docs")
+    source = tmp / "docs"
+    shutil.copytree(
+        DOCS,
+        source,
+        ignore=shutil.ignore_patterns(
+            "_build", "generated", "auto_examples", "sg_execution_times.rst"
+        ),
+    )
+    out = tmp / "html"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p
     )
+    env["MPLBACKEND"] = "Agg"
     done = subprocess.run(
         [
             sys.executable,
@@ -85,6 +115,12 @@ def test_docs_build_without_warnings(tmp_path):
         timeout=1200,
         check=False,
     )
+    return done, out
+
+
+@pytest.mark.slow
+def test_docs_build_without_warnings(built_docs):
+    done, out = built_docs
     assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
     generated = out / "api" / "generated"
     missing = []
@@ -97,5 +133,218 @@ def test_docs_build_without_warnings(tmp_path):
                 if f"bayescal.{short}.{name}" not in page:
                     missing.append(f"bayescal.{short}.{name}")
     assert not missing, f"public names missing from the API reference: {missing}"
-    for page in ("index", "user_guide", "concepts", "gallery", "architecture", "methods/corp"):
+    for page in (
+        "index",
+        "user_guide",
+        "concepts",
+        "gallery",
+        "architecture",
+        "methods/corp",
+        "auto_examples/index",
+    ):
         assert (out / f"{page}.html").is_file(), page
+
+
+def _image_sources(html: str) -> list[str]:
+    """The ``src`` of every ``<img>`` of a page (its article and its chrome)."""
+    return re.findall(r"<img\b[^>]*\bsrc=\"([^\"]+)\"", html)
+
+
+@pytest.mark.slow
+def test_every_method_page_shows_a_figure_drawn_at_build_time(built_docs):
+    done, out = built_docs
+    assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
+    pages = sorted(p.stem for p in (DOCS / "methods").glob("*.md") if p.stem != "index")
+    without = []
+    for page in pages:
+        html_file = out / "methods" / f"{page}.html"
+        sources = _image_sources(html_file.read_text(encoding="utf-8"))
+        drawn = [
+            src
+            for src in sources
+            if (html_file.parent / src).is_file()
+            and (html_file.parent / src).stat().st_size > 5000
+        ]
+        if not drawn:
+            without.append(page)
+    assert not without, f"method pages without a figure: {without}"
+    # The figures come from the build, not from the repository.
+    committed = [p for p in DOCS.rglob("*.png") if "auto_examples" not in p.parts]
+    assert not committed, f"figures committed under docs/: {committed}"
+
+
+_NETWORK = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
+
+
+def _external_assets(html: str) -> list[str]:
+    """Scripts, stylesheets, preloads, icons and images a page loads from a network host."""
+    found = []
+    for tag in re.findall(r"<(?:script|link|img|iframe|source)\b[^>]*>", html, re.IGNORECASE):
+        if tag.lower().startswith("<link") and not re.search(
+            r"rel=\"(?:stylesheet|preload|modulepreload|icon|shortcut icon|manifest)\"", tag
+        ):
+            continue  # navigation links (next, prev, index) load nothing
+        for url in re.findall(r"\b(?:src|href|srcset)=\"([^\"]+)\"", tag, re.IGNORECASE):
+            if _NETWORK.match(url.strip()):
+                found.append(url)
+    found += re.findall(r"@import\s+(?:url\()?[\"']?((?:https?:)?//[^\"')\s]+)", html)
+    return found
+
+
+def test_external_asset_scan_finds_network_hosts():
+    page = (
+        '<script src="https://cdn.example.org/mathjax.js"></script>'
+        '<script src="_static/local.js"></script>'
+        '<link rel="stylesheet" href="//fonts.example.org/a.css">'
+        '<link rel="next" href="https://example.org/next.html">'
+        '<img src="http://example.org/a.png">'
+        "<style>@import url(https://example.org/b.css);</style>"
+    )
+    assert _external_assets(page) == [
+        "https://cdn.example.org/mathjax.js",
+        "//fonts.example.org/a.css",
+        "http://example.org/a.png",
+        "https://example.org/b.css",
+    ]
+
+
+@pytest.mark.slow
+def test_built_site_loads_nothing_from_a_network_host(built_docs):
+    done, out = built_docs
+    assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
+    pages = sorted(out.rglob("*.html"))
+    assert len(pages) > 100
+    offenders = {}
+    for page in pages:
+        found = _external_assets(page.read_text(encoding="utf-8"))
+        if found:
+            offenders[str(page.relative_to(out))] = found
+    assert not offenders, f"pages that load from a network host: {offenders}"
+    # Maths is rendered by the MathJax copy shipped with the site.
+    platt = (out / "methods" / "platt.html").read_text(encoding="utf-8")
+    assert '<script defer="defer" src="../_static/mathjax/tex-chtml.js"></script>' in platt
+    assert (out / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert any((out / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").iterdir())
+    # Style sheets reach no network host either (fonts and icons are local).
+    for css in (out / "_static").rglob("*.css"):
+        text = css.read_text(encoding="utf-8", errors="replace")
+        remote = re.findall(r"url\(\s*[\"']?((?:https?:)?//[^\"')\s]+)", text)
+        assert not remote, f"{css.relative_to(out)} loads {remote}"
+
+
+# ----------------------------------------------------------------- the spec format page
+
+_MINIMAL_SPEC = {
+    "study": 'name = "probe"\nseed = 1',
+    "datasets.d": 'source = "breast_cancer"',
+    "classifiers.nb": 'class = "sklearn.naive_bayes.GaussianNB"',
+    "scenarios.raw": 'kind = "raw"',
+}
+
+
+def _allowed_keys(section: str, extra: str = "") -> set[str]:
+    """The keys the parser accepts in ``section``, as its own error message lists them.
+
+    A valid minimal spec gets one unknown key in ``section``; the parser's
+    ``SpecError`` names the keys allowed there. Nothing is copied from the parser's
+    source, so the page is checked against what it does.
+    """
+    from bayescal.study.spec import SpecError, parse_spec
+
+    tables = {"": "", **_MINIMAL_SPEC}  # top-level keys come before the first table
+    body = "\n".join(line for line in (tables.get(section, ""), extra) if line)
+    tables[section] = body + "\nzz_not_a_key = 1"
+    text = "\n".join(
+        f"[{name}]\n{content}" if name else content for name, content in tables.items()
+    )
+    with pytest.raises(SpecError, match="unknown key; allowed here: ") as info:
+        parse_spec(text)
+    return {key.strip() for key in info.value.reason.split("allowed here:")[1].split(",")}
+
+
+def _documented(section: str) -> dict[str, list[str]]:
+    """The rows of the page's table under ``## `[section]` ``: key -> cells."""
+    text = (DOCS / "study_spec.md").read_text(encoding="utf-8")
+    heading = f"## `[{section}]`"
+    assert heading in text, f"docs/study_spec.md has no section {heading}"
+    part = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in part.splitlines():
+        match = re.match(r"\| `(\w+)` \|(.*)\|$", line)
+        if match:
+            rows[match.group(1)] = [cell.strip() for cell in match.group(2).split("|")]
+    return rows
+
+
+def test_spec_page_lists_every_key_the_parser_accepts():
+    from bayescal.study.spec import PROTOCOL_KINDS
+
+    protocol = set()
+    for kind in PROTOCOL_KINDS:
+        protocol |= _allowed_keys("protocol", f'kind = "{kind}"')
+    sections = {
+        "study": _allowed_keys("study"),
+        "protocol": protocol,
+        "datasets.<name>": _allowed_keys("datasets.d"),
+        "classifiers.<name>": _allowed_keys("classifiers.nb"),
+        "scenarios.<name>": _allowed_keys("scenarios.raw"),
+        "metrics": _allowed_keys("metrics"),
+        "tests": _allowed_keys("tests"),
+    }
+    for section, allowed in sections.items():
+        documented = set(_documented(section))
+        assert documented == allowed, (
+            f"[{section}]: keys the parser accepts but docs/study_spec.md does not list: "
+            f"{sorted(allowed - documented)}; listed but refused: {sorted(documented - allowed)}"
+        )
+    # and the top level has exactly the documented sections
+    text = (DOCS / "study_spec.md").read_text(encoding="utf-8")
+    top = {m.split(".")[0] for m in re.findall(r"^## `\[([\w.<>]+)\]`", text, re.MULTILINE)}
+    assert top == _allowed_keys("")
+
+
+def test_spec_page_defaults_are_the_codes():
+    import dataclasses
+    import tomllib
+
+    from bayescal.study.spec import DatasetSpec, MetricsSpec, ProtocolSpec, TestsSpec
+
+    checked = 0
+    for section, cls in (
+        ("protocol", ProtocolSpec),
+        ("datasets.<name>", DatasetSpec),
+        ("metrics", MetricsSpec),
+        ("tests", TestsSpec),
+    ):
+        defaults = {
+            f.name: f.default
+            for f in dataclasses.fields(cls)
+            if f.default is not dataclasses.MISSING
+        }
+        for key, cells in _documented(section).items():
+            literal = re.fullmatch(r"`([^`]+)`", cells[1])
+            if key not in defaults or not literal:
+                continue  # "required", "–" (not set) or described in words
+            documented = tomllib.loads(f"v = {literal.group(1)}")["v"]
+            expected = defaults[key]
+            expected = list(expected) if isinstance(expected, tuple) else expected
+            expected = (
+                {} if key in ("clip", "overrides", "params") and expected == [] else expected
+            )
+            assert documented == expected, (
+                f"[{section}] {key}: page {documented!r}, code {expected!r}"
+            )
+            checked += 1
+    assert checked >= 10
+
+
+def test_run_help_points_to_the_spec_format_page():
+    from click.testing import CliRunner
+
+    from bayescal.cli import main
+
+    result = CliRunner().invoke(main, ["run", "--help"])
+    assert result.exit_code == 0, result.output
+    page = re.search(r"docs/(\w+)\.md", result.output)
+    assert page and page.group(1) == "study_spec", result.output
+    assert (DOCS / "study_spec.md").is_file()
