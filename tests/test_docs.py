@@ -383,3 +383,32 @@ def test_spec_page_example_loads():
     assert spec.name == "quickstart" and spec.metrics.probe == "blr"
     for block in blocks[1:]:  # fragments: each is valid TOML
         tomllib.loads(block)
+
+
+# Source documents are cited by author, year and title (docs/references.md), never by
+# their file names or as "seed 004".
+_SOURCE_FILE_NAME = re.compile(r"\b00[0-4]_[0-9a-f]{16}\.txt|\b[Ss]eeds? +`*00[0-4]\b")
+# bayescal/report and bayescal/reproduce are being rewritten on other branches; their
+# remaining hits are listed in the merge notes and they join this test once merged.
+_NOT_YET_CHECKED = ("bayescal/report/", "bayescal/reproduce/")
+
+
+def test_docs_and_docstrings_cite_sources_not_file_names():
+    assert _SOURCE_FILE_NAME.search("as in seed ``004``, Eq. 1")
+    assert _SOURCE_FILE_NAME.search("Seed ``003_ae04b9c089c5a27c.txt`` §4")
+    assert not _SOURCE_FILE_NAME.search("bayescal reproduce seed004_tables1_4; random seed 0")
+    paths = [
+        *DOCS.rglob("*.md"),
+        *DOCS.rglob("*.rst"),
+        *(DOCS / "examples").glob("*.py"),
+        *(REPO_ROOT / "bayescal").rglob("*.py"),
+    ]
+    hits = []
+    for path in paths:
+        rel = path.relative_to(REPO_ROOT).as_posix()
+        if rel.startswith(_NOT_YET_CHECKED) or "/auto_examples/" in rel or "/generated/" in rel:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _SOURCE_FILE_NAME.search(line):
+                hits.append(f"{rel}:{number}: {line.strip()}")
+    assert not hits, "cite the source by author and year (docs/references.md):\n" + "\n".join(hits)
