@@ -116,12 +116,18 @@ html_theme_options = {
     # no analytics; the theme's fonts and icons are served from _static.
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "header_links_before_dropdown": 7,
+    "header_links_before_dropdown": 6,
     "secondary_sidebar_items": ["page-toc"],
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
 html_show_sourcelink = False
+# Pages without sub-pages get the whole width (no empty section navigation).
+html_sidebars = {
+    page: []
+    for page in ("index", "user_guide", "study_spec", "concepts", "gallery", "architecture",
+                 "references")
+}
 
 nitpicky = False
 suppress_warnings: list[str] = []

@@ -8,6 +8,7 @@ Build locally with ``sphinx-build -W -b html docs docs/_build/html``.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import re
 import shutil
@@ -412,3 +413,29 @@ def test_docs_and_docstrings_cite_sources_not_file_names():
             if _SOURCE_FILE_NAME.search(line):
                 hits.append(f"{rel}:{number}: {line.strip()}")
     assert not hits, "cite the source by author and year (docs/references.md):\n" + "\n".join(hits)
+
+
+def test_method_page_signatures_name_real_parameters_and_values():
+    """``bayescal.pkg.Name(param="a" | "b")`` on a method page: the name, the parameter
+    and every quoted value exist (values checked against ``_parameter_constraints``)."""
+    wrong = []
+    for page in sorted((DOCS / "methods").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for match in re.finditer(r"`bayescal\.(\w+)\.(\w+)\(([^`]*)\)`", text):
+            package, name, args = match.groups()
+            obj = getattr(importlib.import_module(f"bayescal.{package}"), name, None)
+            if obj is None:
+                wrong.append(f"{page.stem}: bayescal.{package} has no {name}")
+                continue
+            parameters = inspect.signature(obj).parameters
+            constraints = getattr(obj, "_parameter_constraints", {})
+            for arg in re.finditer(r'(\w+)=((?:"[^"]*"(?:\s*\|\s*"[^"]*")*)|[^,]+)', args):
+                key, value = arg.groups()
+                if key not in parameters:
+                    wrong.append(f"{page.stem}: {name} has no parameter {key!r}")
+                    continue
+                allowed = " ".join(str(c) for c in constraints.get(key, ()))
+                for option in re.findall(r'"([^"]*)"', value):
+                    if constraints.get(key) and f"'{option}'" not in allowed:
+                        wrong.append(f"{page.stem}: {name}({key}={option!r}): allowed {allowed}")
+    assert not wrong, "\n".join(wrong)
