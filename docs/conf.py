@@ -8,6 +8,12 @@ Build locally (warnings are errors, as in CI)::
 The API reference is generated from the docstrings at build time (autosummary):
 one page per package listing the names of its ``__all__``, and one page per name.
 Generated pages go to ``docs/api/generated/`` (git-ignored).
+
+The example gallery (``docs/examples/plot_*.py``) runs at build time; its pages
+and figures go to ``docs/auto_examples/`` (git-ignored) and every method page
+embeds the figure of its example. The site loads nothing from the network:
+the theme serves its own fonts and icons, and MathJax comes from the
+``sphinx-mathjax-offline`` wheel.
 """
 
 from __future__ import annotations

@@ -75,14 +75,12 @@ def test_every_method_page_embeds_the_figure_of_its_gallery_example():
     )
 
 
-@pytest.fixture(scope="module")
-def built_docs(tmp_path_factory):
-    """Build the site once for the slow tests below: ``sphinx-build -W`` on a copy of docs/.
+def _build_docs(tmp: Path) -> Path:
+    """``sphinx-build -W`` on a copy of docs/; the output directory.
 
     The copy keeps generated pages (the API reference, the executed gallery) out of the
     repository; the gallery scripts run in the build's own process.
     """
-    tmp = tmp_path_factory.mktemp("docs")
     source = tmp / "docs"
     shutil.copytree(
         DOCS,
@@ -116,13 +114,21 @@ def built_docs(tmp_path_factory):
         timeout=1200,
         check=False,
     )
-    return done, out
+    assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
+    return out
 
 
 @pytest.mark.slow
-def test_docs_build_without_warnings(built_docs):
-    done, out = built_docs
-    assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
+def test_docs_build_without_warnings(tmp_path):
+    """One build and every check of the built site, in one test: under pytest-xdist a
+    module-scoped fixture would build the site once per worker."""
+    out = _build_docs(tmp_path)
+    _check_api_reference(out)
+    _check_method_pages_show_figures(out)
+    _check_nothing_loaded_from_a_network_host(out)
+
+
+def _check_api_reference(out: Path) -> None:
     generated = out / "api" / "generated"
     missing = []
     for short in DOCUMENTED:
@@ -142,6 +148,10 @@ def test_docs_build_without_warnings(built_docs):
         "architecture",
         "methods/corp",
         "auto_examples/index",
+        "study_spec",
+        "references",
+        "tutorials/own_data",
+        "tutorials/own_predictions",
     ):
         assert (out / f"{page}.html").is_file(), page
 
@@ -151,10 +161,8 @@ def _image_sources(html: str) -> list[str]:
     return re.findall(r"<img\b[^>]*\bsrc=\"([^\"]+)\"", html)
 
 
-@pytest.mark.slow
-def test_every_method_page_shows_a_figure_drawn_at_build_time(built_docs):
-    done, out = built_docs
-    assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
+def _check_method_pages_show_figures(out: Path) -> None:
+    """Every method page shows at least one image drawn at build time."""
     pages = sorted(p.stem for p in (DOCS / "methods").glob("*.md") if p.stem != "index")
     without = []
     for page in pages:
@@ -209,10 +217,8 @@ def test_external_asset_scan_finds_network_hosts():
     ]
 
 
-@pytest.mark.slow
-def test_built_site_loads_nothing_from_a_network_host(built_docs):
-    done, out = built_docs
-    assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
+def _check_nothing_loaded_from_a_network_host(out: Path) -> None:
+    """No page's scripts, stylesheets or images come from a network host."""
     pages = sorted(out.rglob("*.html"))
     assert len(pages) > 100
     offenders = {}
@@ -277,6 +283,11 @@ def _documented(section: str) -> dict[str, list[str]]:
     return rows
 
 
+# Keys documented ahead of the branch that adds them to the parser (the label-column
+# change); they may be accepted or not. Remove an entry once its branch is merged.
+_DOCUMENTED_AHEAD = {"datasets.<name>": {"label"}}
+
+
 def test_spec_page_lists_every_key_the_parser_accepts():
     from bayescal.study.spec import PROTOCOL_KINDS
 
@@ -294,7 +305,8 @@ def test_spec_page_lists_every_key_the_parser_accepts():
     }
     for section, allowed in sections.items():
         documented = set(_documented(section))
-        assert documented == allowed, (
+        ahead = _DOCUMENTED_AHEAD.get(section, set())
+        assert documented - ahead == allowed - ahead, (
             f"[{section}]: keys the parser accepts but docs/study_spec.md does not list: "
             f"{sorted(allowed - documented)}; listed but refused: {sorted(documented - allowed)}"
         )
@@ -439,3 +451,21 @@ def test_method_page_signatures_name_real_parameters_and_values():
                     if constraints.get(key) and f"'{option}'" not in allowed:
                         wrong.append(f"{page.stem}: {name}({key}={option!r}): allowed {allowed}")
     assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.slow  # fits a gradient-boosting model: about 2 s at rest, 10 s under load
+def test_own_predictions_tutorial_writes_the_files_it_assesses(tmp_path, monkeypatch):
+    """The tutorial's Python writes the two predictions files its commands read."""
+    import pandas as pd
+
+    page = DOCS / "tutorials" / "own_predictions.md"
+    monkeypatch.chdir(tmp_path)
+    exec(compile(_code_blocks(page, "python")[0], str(page), "exec"), {})
+    for name, rows in (("calibration.csv", 750), ("test.csv", 750)):
+        frame = pd.read_csv(tmp_path / name)
+        assert list(frame.columns) == ["outcome", "p_nb", "p_gb"] and len(frame) == rows
+        assert set(frame["outcome"]) == {"no", "yes"}
+        assert frame[["p_nb", "p_gb"]].stack().between(0, 1).all()
+    text = page.read_text(encoding="utf-8")
+    assert "n=750, events=131" in text  # the output the page shows is of this file
+    assert (pd.read_csv(tmp_path / "test.csv")["outcome"] == "yes").sum() == 131
