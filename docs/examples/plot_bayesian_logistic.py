@@ -5,8 +5,9 @@ Bayesian logistic regression with Cauchy priors
 The reference probe: logistic regression with weakly informative Cauchy priors
 (Gelman, Jakulin, Pittau & Su 2008). Its posterior gives every prediction a
 credible interval. Trained on 100 samples of a logistic model whose true
-probabilities are known, about nine in ten of its 90% intervals cover the
-truth, and they are widest where the probability is least certain. (This example uses the Laplace approximation, which needs no
+probabilities are known, its 90% intervals should cover the truth for about
+nine new instances in ten (the title says how many did here), and they are
+widest where the probability is least certain. (This example uses the Laplace approximation, which needs no
 sampling; ``inference="nuts"`` is the default for real use.)
 """
 
