@@ -457,10 +457,12 @@ def test_method_page_signatures_name_real_parameters_and_values():
 def test_own_predictions_tutorial_writes_the_files_it_assesses(tmp_path, monkeypatch):
     """The tutorial's Python writes the two predictions files its commands read."""
     import pandas as pd
+    from threadpoolctl import threadpool_limits
 
     page = DOCS / "tutorials" / "own_predictions.md"
     monkeypatch.chdir(tmp_path)
-    exec(compile(_code_blocks(page, "python")[0], str(page), "exec"), {})
+    with threadpool_limits(1):  # gradient boosting's OpenMP threads, on a shared machine
+        exec(compile(_code_blocks(page, "python")[0], str(page), "exec"), {})
     for name, rows in (("calibration.csv", 750), ("test.csv", 750)):
         frame = pd.read_csv(tmp_path / name)
         assert list(frame.columns) == ["outcome", "p_nb", "p_gb"] and len(frame) == rows
