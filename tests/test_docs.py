@@ -126,6 +126,37 @@ def test_docs_build_without_warnings(tmp_path):
     _check_api_reference(out)
     _check_method_pages_show_figures(out)
     _check_nothing_loaded_from_a_network_host(out)
+    _check_maths_typeset_with_every_host_blocked(out, tmp_path)
+
+
+def _check_maths_typeset_with_every_host_blocked(out: Path, tmp: Path) -> None:
+    """Headless Chromium, every host name unresolvable, typesets a method page's maths."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but no Chromium binary was found (apt-get install chromium)")
+        return  # outside CI the build checks above still ran
+    done = subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--user-data-dir={tmp / 'chromium-profile'}",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            (out / "methods" / "platt.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    typeset = done.stdout.count("<mjx-container")
+    assert typeset >= 5, (
+        f"MathJax typeset {typeset} formulas offline; Chromium said:\n{done.stderr[-2000:]}"
+    )
 
 
 def _check_api_reference(out: Path) -> None:
