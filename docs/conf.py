@@ -8,6 +8,12 @@ Build locally (warnings are errors, as in CI)::
 The API reference is generated from the docstrings at build time (autosummary):
 one page per package listing the names of its ``__all__``, and one page per name.
 Generated pages go to ``docs/api/generated/`` (git-ignored).
+
+The example gallery (``docs/examples/plot_*.py``) runs at build time; its pages
+and figures go to ``docs/auto_examples/`` (git-ignored) and every method page
+embeds the figure of its example. The site loads nothing from the network:
+the theme serves its own fonts and icons, and MathJax comes from the
+``sphinx-mathjax-offline`` wheel.
 """
 
 from __future__ import annotations
@@ -33,12 +39,18 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # Ships MathJax 3 (tex-chtml and its fonts) inside the wheel and copies it to
+    # _static/mathjax: maths renders with no network at build or view time.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "myst_parser",
+    "sphinx_gallery.gen_gallery",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "_templates"]
+# examples/ holds the gallery's sources; sphinx-gallery writes their pages to
+# auto_examples/ (git-ignored) at build time.
+exclude_patterns = ["_build", "_templates", "examples"]
 templates_path = ["_templates"]
 
 # MyST: $...$ and $$...$$ maths, ::: fences for directives.
@@ -79,10 +91,49 @@ numpydoc_validation_exclude = {
     r"PosteriorDiagnostics\.(get|items|keys|values)$",
 }
 
-html_theme = "alabaster"
+# The executed example gallery: every script in examples/ runs at build time and
+# its figures are embedded in the gallery and in the method pages
+# (docs/methods/*.md show ``auto_examples/images/sphx_glr_plot_<page>_001.png``).
+# Nothing generated is committed. The scripts use tiny data, frequentist fits and
+# the Laplace approximation for the Bayesian probes, so the whole gallery runs in
+# well under a minute on one core.
+sphinx_gallery_conf = {
+    "examples_dirs": "examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "within_subsection_order": "FileNameSortKey",
+    "abort_on_example_error": True,
+    "download_all_examples": False,
+    "show_memory": False,
+    "remove_config_comments": True,
+    "min_reported_time": 5,
+    # The computation-times pages load jQuery and DataTables from CDNs: not written.
+    "write_computation_times": False,
+    # 2x images for high-density screens, beside the 1x PNG every browser reads.
+    "image_srcset": ["2x"],
+}
+
+html_theme = "pydata_sphinx_theme"
 html_title = f"bayescal {release}"
-html_static_path: list[str] = []
-html_theme_options = {"description": "Probability-calibration research toolkit"}
+html_static_path = ["_static"]
+html_css_files = ["bayescal.css"]
+html_theme_options = {
+    # Nothing is fetched from a network host: no icon links, no version switcher,
+    # no analytics; the theme's fonts and icons are served from _static.
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 6,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_show_sourcelink = False
+# Pages without sub-pages get the whole width (no empty section navigation).
+html_sidebars = {
+    page: []
+    for page in ("index", "user_guide", "study_spec", "concepts", "gallery", "architecture",
+                 "references")
+}
 
 nitpicky = False
 suppress_warnings: list[str] = []

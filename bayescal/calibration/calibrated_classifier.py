@@ -1,7 +1,7 @@
 """A classifier plus a calibrator, with the way the calibration data are obtained.
 
 A *scenario* (DESIGN.md) is a calibrator plus the source of its training
-data. :class:`CalibratedClassifier` implements the scenarios of seed ``000``
+data. :class:`CalibratedClassifier` implements the scenarios of Alasalmi (2020)
 §3.3 and Publication IV: ``raw``, ``split``, ``full``, ``dg``, ``dgg``, ``cv``,
 ``oob`` and ``internal``.
 """
@@ -126,11 +126,11 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     ``raw`` needs ``predict_proba``. For ``dgg`` with more
     than two classes the calibrator must be a reduction: DG data are
     generated and grouped per binary problem of the reduction
-    (:func:`group_binary_problems`), as in seed 000 §3.3.2.
+    (:func:`group_binary_problems`), as in Alasalmi (2020) §3.3.2.
 
     References
     ----------
-    Seed ``000_3ea404f3c4f2e30a.txt`` §3.3 (Publications III-V): calibration
+    Alasalmi (2020) §3.3 (Publications III-V): calibration
     scenarios on small data sets.
 
     Examples

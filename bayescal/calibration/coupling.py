@@ -13,7 +13,7 @@ methods are implemented as plain NumPy functions, vectorised over samples:
 - :func:`couple_kernlab_minpair` — what R's ``kernlab::couple(probin,
   coupler = "minpair")`` returns when it is given the pairs in lexicographic
   order: method 2 for ``K <= 3``, a scrambled system for ``K >= 4`` (kept only
-  to reproduce studies run with it, seed 000 Tables 6-7).
+  to reproduce studies run with it, Alasalmi (2020) Tables 6-7).
 
 Both take a pairwise matrix ``R`` of shape ``(K, K)`` or ``(n, K, K)`` with
 ``R[..., i, j] = r_ij`` and ``r_ji = 1 - r_ij`` (the diagonal is ignored), and
@@ -487,7 +487,7 @@ def couple_kernlab_minpair(R: Any) -> np.ndarray:
     is then solved and ``p`` divided by its sum, as kernlab does. The two
     enumerations agree for ``K <= 3``, where this function equals
     :func:`couple_wu2004`; for ``K >= 4`` the output is no longer the
-    method-2 solution and is generally worse (seed 000 Tables 6-7, where all
+    method-2 solution and is generally worse (Alasalmi 2020 Tables 6-7, where all
     pairs lose to one-vs-rest exactly on the sets with four or more classes).
     Use it only to reproduce results computed with kernlab; use
     :func:`couple_wu2004` otherwise. One departure from kernlab, so that the

@@ -75,7 +75,7 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
     Parameters
     ----------
     input : {"score", "logit", "decision"}, default="score"
-        The covariate ``x``: the probability score (seed ``004``'s "Platt with
+        The covariate ``x``: the probability score (Phelps et al.'s (2024) "Platt with
         GAM"), its logit ("Platt with logit and GAM"), or a decision value
         (any real number) as it is; see :class:`PlattCalibrator`.
     n_knots : int, default=8
@@ -87,7 +87,7 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
     criterion : {"reml", "ubre", "gcv"}, default="reml"
         How the smoothing parameter is chosen (see Notes). ``"ubre"`` is what
         mgcv's default ``method="GCV.Cp"`` uses for a binomial model (known
-        scale, as in seed ``004``); ``"reml"`` is the default here because
+        scale, as in Phelps et al. (2024)); ``"reml"`` is the default here because
         UBRE and GCV have multiple local minima and occasionally under-smooth
         (Reiss & Ogden 2009; Wood 2011) -- on data from a linear logit, REML
         returns the linear fit far more reliably (see the tests).
@@ -172,7 +172,8 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
     penalties. *Statistical Science*, 11(2), 89-121.
 
     Phelps, N., Lizotte, D. J. & Woolford, D. G. (2024). Using Platt's scaling
-    for calibration after undersampling (seed ``004``, Section 2.2).
+    for calibration after undersampling: limitations and how to address them,
+    Section 2.2.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Calibration data for small data sets: Data Generation (DG) and grouping (DGG).
 
-Seed ``000`` §3.3 (Publications III-V): a calibrator needs more than a
+Alasalmi (2020) §3.3 (Publications III-V): a calibrator needs more than a
 thousand calibration samples, which a small data set cannot spare. DG makes
 them by Monte Carlo cross-validation on the training set: train a clone of the
 classifier on a bootstrap sample, predict the samples held out of it, collect
@@ -13,7 +13,7 @@ estimates") and gives fractional targets.
 
 For a multi-class problem the generated data are the ``(n, K)`` probabilities
 and class codes; DGG grouping is done per binary problem of the chosen
-reduction (seed 000 §3.3.2) by :func:`group_binary_problems`.
+reduction (Alasalmi 2020 §3.3.2) by :func:`group_binary_problems`.
 """
 
 from __future__ import annotations
@@ -231,7 +231,7 @@ def generate_calibration_data(
 
     Notes
     -----
-    Seed 000 §3.3: "the training data set was split further in two. One part
+    Alasalmi (2020) §3.3: "the training data set was split further in two. One part
     was used for training a classifier and the other part was then predicted
     with this classifier. The probability estimates and the true labels of
     these predictions were collected ... This procedure was repeated with a
@@ -247,8 +247,7 @@ def generate_calibration_data(
 
     References
     ----------
-    Alasalmi, T. et al. (2018, 2020), Publications III-IV of seed
-    ``000_3ea404f3c4f2e30a.txt`` (§3.3, Fig. 10).
+    Alasalmi, T. et al. (2018, 2020), Publications III-IV of Alasalmi (2020), §3.3, Fig. 10.
 
     Examples
     --------

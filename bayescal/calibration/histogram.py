@@ -129,7 +129,7 @@ class HistogramBinningCalibrator(BinaryCalibrator):
     n_bins : int, default=10
         Number of bins ``M``.
     strategy : {"uniform", "quantile"}, default="uniform"
-        ``"uniform"``: equal-width bins ``((m-1)/M, m/M]`` (seed ``002``,
+        ``"uniform"``: equal-width bins ``((m-1)/M, m/M]`` (Anonymous, TMLR submission,
         Section 3.1). ``"quantile"``: inner edges at the ``m/M`` quantiles of
         the calibration scores with positive weight (the quantiles themselves
         are unweighted, so integer weights are not equivalent to repeated rows
@@ -170,7 +170,7 @@ class HistogramBinningCalibrator(BinaryCalibrator):
     -----
     Bins are closed on the right, ``B_m = (a_m, a_{m+1}]`` (the first also
     holds 0). The value of bin ``m`` minimises ``sum_{i in B_m} w_i (theta_m -
-    t_i)^2`` (seed ``002``, Eq. 2), so by its Theorem 1 it is the bin's
+    t_i)^2`` (Anonymous, TMLR submission, Eq. 2), so by its Theorem 1 it is the bin's
     positive fraction,
 
     .. math:: \\theta_m = \\frac{\\sum_{i \\in B_m} w_i t_i}{\\sum_{i \\in B_m} w_i},

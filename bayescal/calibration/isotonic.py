@@ -165,7 +165,7 @@ class IsotonicCalibrator(BinaryCalibrator):
         Between fitted points: ``"linear"`` interpolates linearly (as
         scikit-learn's ``IsotonicRegression``); ``"step"`` returns the value of
         the largest calibration score not above the score (a right-continuous
-        step function, the form used in seed ``004``, Section 3.1.3).
+        step function, the form used in Phelps et al. (2024), Section 3.1.3).
 
     Attributes
     ----------
@@ -185,7 +185,7 @@ class IsotonicCalibrator(BinaryCalibrator):
     Notes
     -----
     The map minimises ``sum_i w_i (t_i - f(s_i))^2`` over non-decreasing ``f``
-    (seed ``004``, Section 2.1.2), solved by the pool-adjacent-violators
+    (Phelps et al. 2024, Section 2.1.2), solved by the pool-adjacent-violators
     algorithm (Ayer et al. 1955) in :func:`pooled_isotonic_fit`. **Ties**: all
     samples with the same score are pooled into one point (summed weight,
     weighted mean target) before PAV, so tied scores always receive one value.

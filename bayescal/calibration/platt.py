@@ -112,7 +112,7 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         What the scores are and the covariate of the logistic regression:
         ``"score"``, probabilities ``s`` in [0, 1] used as they are
         (traditional Platt scaling); ``"logit"``, probabilities used as
-        ``log(s / (1 - s))`` ("Platt with logit", seed ``004``; identical to
+        ``log(s / (1 - s))`` ("Platt with logit", Phelps et al. (2024); identical to
         beta calibration with ``a = b``); ``"decision"``, any real numbers
         (an SVM's ``decision_function``, as Platt 1999 and scikit-learn's
         sigmoid calibration use) used as they are.
@@ -120,7 +120,7 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         Use Platt's (1999) smoothed targets ``t+ = (N+ + 1)/(N+ + 2)``,
         ``t- = 1/(N- + 2)`` (as scikit-learn's sigmoid calibration does), or
         the plain 0/1 (or fractional) targets when False (plain logistic
-        regression, the variant of seed ``004``).
+        regression, the variant of Phelps et al. (2024)).
     clip : float or None, default=1e-12
         Only for ``input="logit"``; bayescal's one clip rule
         (:func:`bayescal.validation.clip_probabilities`): a float ``eps`` in
@@ -152,7 +152,7 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
 
     Notes
     -----
-    The calibration map is (seed ``004``, Eq. 2-3)
+    The calibration map is (Phelps et al. 2024, Eq. 2-3)
 
     .. math:: \\hat p = \\sigma(\\beta_0 + \\beta_1 x), \\qquad
               x = s \\text{ or } \\log\\frac{s}{1-s},
@@ -167,7 +167,7 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
     smoothing: the fit stops after ``max_iter`` with a ``ConvergenceWarning``.
 
     With a perfect base model after undersampling the true map is linear in the
-    logit (seed ``004``, Eq. 4), so ``input="logit"`` is exact there while
+    logit (Phelps et al. 2024, Eq. 4), so ``input="logit"`` is exact there while
     ``input="score"`` cannot be (its Theorem 1).
 
     References
@@ -180,7 +180,7 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
     outputs for support vector machines. *Machine Learning*, 68(3), 267-276.
 
     Phelps, N., Lizotte, D. J. & Woolford, D. G. (2024). Using Platt's scaling
-    for calibration after undersampling (seed ``004``).
+    for calibration after undersampling: limitations and how to address them.
 
     Examples
     --------

@@ -7,16 +7,16 @@ any estimator with ``fit(scores, y, sample_weight)`` and ``predict_proba``), and
 combines the calibrated binary probabilities:
 
 - :class:`OneVsRestCalibrator`: ``K`` problems "class k vs the rest",
-  combined by normalisation (Zadrozny & Elkan 2002; seed 000 §2.4);
+  combined by normalisation (Zadrozny & Elkan 2002; Alasalmi 2020 §2.4);
 - :class:`AllPairsCalibrator`: ``K(K-1)/2`` problems "class i vs class j",
   combined by pairwise coupling (:mod:`bayescal.calibration.coupling`);
 - :class:`MultiLabelCalibrator`: ``L`` independent problems, one per label
-  (binary relevance; seed 002 §5), not combined.
+  (binary relevance; Anonymous, TMLR submission §5), not combined.
 
 Every reduction derives its binary problems in one place,
 :meth:`binary_problems` ``(P, y) -> [BinaryProblem, ...]``, and ``fit`` is
 ``fit_binary_problems(binary_problems(P, y))``. Code that transforms the
-calibration data of each binary problem before fitting (DGG grouping, seed 000
+calibration data of each binary problem before fitting (DGG grouping, Alasalmi (2020)
 §3.3: "multi-class: per binary problem of the chosen reduction") calls the two
 steps separately and replaces each problem's ``scores``/``targets``/
 ``sample_weight`` (fractional targets are allowed) with ``problem._replace``.
@@ -283,7 +283,7 @@ class OneVsRestCalibrator(_MultiClassReduction):
     .. math:: \\hat p_k = q_k / \\sum_{l=1}^K q_l ,
 
     which Zadrozny & Elkan (2002) found as good as least-squares or coupling
-    combinations (seed 000 §2.4). When all :math:`q_k` are 0 for a sample
+    combinations (Alasalmi 2020 §2.4). When all :math:`q_k` are 0 for a sample
     the output is the uniform distribution :math:`1/K` (documented fallback;
     never NaN).
 
@@ -339,7 +339,7 @@ class AllPairsCalibrator(_MultiClassReduction):
         :func:`~bayescal.calibration.coupling.couple_kernlab_minpair` (what R's
         ``kernlab::couple`` computes given the pairs in lexicographic order:
         equal to ``"wu2004"`` for three classes, scrambled from four on; only
-        to reproduce results computed with it, e.g. seed 000 Tables 6-7).
+        to reproduce results computed with it, e.g. Alasalmi (2020) Tables 6-7).
 
     Attributes
     ----------
@@ -364,7 +364,7 @@ class AllPairsCalibrator(_MultiClassReduction):
     classifier says nothing about the pair and the score is 0.5. The
     calibrated :math:`r_{ij} = g_{ij}(s_{ij})` (and :math:`r_{ji} = 1 - r_{ij}`)
     are kept within :math:`[10^{-7}, 1 - 10^{-7}]`, as LIBSVM does, and
-    coupled into class probabilities (seed 000 §2.4).
+    coupled into class probabilities (Alasalmi 2020 §2.4).
 
     References
     ----------
@@ -456,7 +456,7 @@ class MultiLabelCalibrator(_BinaryReduction):
 
     Notes
     -----
-    Following seed 002 §5, the labels are treated as independent binary
+    Following Anonymous (TMLR submission) §5, the labels are treated as independent binary
     problems and each is calibrated separately: :math:`\\hat p_l = g_l(s_l)`.
     ``predict_proba`` returns the ``(n, L)`` matrix of positive-label
     probabilities. **Its rows do not sum to one**: a sample can carry several

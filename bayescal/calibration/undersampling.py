@@ -15,7 +15,7 @@ __all__ = ["UndersamplingCorrection", "undersampling_correction"]
 
 
 def undersampling_correction(scores: np.ndarray, pi0: float) -> np.ndarray:
-    """Map ``kappa(gamma) = gamma pi0 / (1 - gamma + gamma pi0)`` (seed ``004``, Eq. 1).
+    """Map ``kappa(gamma) = gamma pi0 / (1 - gamma + gamma pi0)`` (Phelps et al. 2024, Eq. 1).
 
     Parameters
     ----------
@@ -61,12 +61,12 @@ class UndersamplingCorrection(BinaryCalibrator):
 
     .. math:: p = \\kappa(\\gamma) = \\frac{\\gamma \\pi_0}{1 - \\gamma + \\gamma \\pi_0}
 
-    on the original distribution (seed ``004``, Eq. 1; equivalently
+    on the original distribution (Phelps et al. 2024, Eq. 1; equivalently
     ``logit p = logit gamma + log pi0``, its Eq. 4). The map has no free
     parameter, so ``fit`` only validates its input: ``y`` and
     ``sample_weight`` are **ignored** (and ``y`` may be omitted); they are
     accepted so that the correction can stand wherever a fitted calibrator
-    does. It is exact only for a perfect base model (seed ``004``, Table 1).
+    does. It is exact only for a perfect base model (Phelps et al. 2024, Table 1).
 
     References
     ----------

@@ -89,10 +89,10 @@ class MetricInfo:
         return self.direction is not None
 
 
-#: Default clipping of the true-class probability before the log loss (seed 000's
+#: Default clipping of the true-class probability before the log loss (Alasalmi's (2020)
 #: tables and scikit-learn's convention): one zero probability gives a large finite
 #: loss. A spec may set another per metric (``[metrics] clip = { log_loss = 1e-5 }``,
-#: seed 004's NLS).
+#: Phelps et al.'s (2024) NLS).
 LOG_LOSS_CLIP = 1e-15
 
 _REGISTRY: tuple[MetricInfo, ...] = (
@@ -119,7 +119,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
                needs="truth"),
     MetricInfo("mae_true", "MAE against the true probabilities", "lower", "probability",
                needs="truth"),
-    MetricInfo("mse_true", "MSE against the true probabilities (seed 000 Table 5; "
+    MetricInfo("mse_true", "MSE against the true probabilities (Alasalmi 2020 Table 5; "
                "rmse_true squared per fold)", "lower", "squared probability", needs="truth"),
     MetricInfo("probe_rmse", "RMSE against the reference probe's probabilities "
                "(not applicable to the probe itself)", "lower", "probability", needs="probe"),

@@ -6,14 +6,14 @@ Real data
     :func:`list_datasets` tabulates what is available; :func:`locate_dataset`
     resolves a name to its source without reading it.
 Synthetic data with known ``p_true``
-    :func:`make_thesis_synthetic` (seed 000), :func:`make_undersampling_simulation`
+    :func:`make_thesis_synthetic` (Alasalmi 2020), :func:`make_undersampling_simulation`
     with :func:`undersample`, :func:`undersampled_probability` and
-    :func:`base_model_scores` (seed 004), :func:`make_gmm` (seed 003) and
+    :func:`base_model_scores` (Phelps et al. 2024), :func:`make_gmm` (Ha et al. 2021) and
     :func:`make_multilabel`.
 Missing values
     :func:`add_missing` inserts NaN under MCAR, MAR or MNAR.
 Base models with known errors
-    :class:`HypotheticalBaseModel` (seed 004's hypothetical base models as a
+    :class:`HypotheticalBaseModel` (Phelps et al.'s (2024) hypothetical base models as a
     scikit-learn classifier, so its simulation runs as a study; loaded on
     first use because it needs scikit-learn).
 

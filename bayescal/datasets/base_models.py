@@ -1,6 +1,6 @@
-"""Seed 004's hypothetical base models as estimators, so its simulation is a study.
+"""Phelps et al.'s (2024) hypothetical base models as estimators, so its simulation is a study.
 
-The simulation of seed ``004_bfebc07763fe5d27.txt`` (§3.1) does not train base
+The simulation of Phelps et al. (2024) (§3.1) does not train base
 models on the covariates: it *defines* base models with known errors on top of
 the true probability after undersampling, ``gamma(x) = P(y=1 | x, S=1)``. To
 run that simulation through the grid runner (``models/undersampling.toml``),
@@ -36,7 +36,7 @@ _KINDS = ("perfect", "toward_half", "toward_extremes", "noisy")
 
 
 class HypotheticalBaseModel(ClassifierMixin, BaseEstimator):
-    """A base model of seed 004 with a known error, as a classifier.
+    """A base model of Phelps et al. (2024) with a known error, as a classifier.
 
     Parameters
     ----------
@@ -63,7 +63,7 @@ class HypotheticalBaseModel(ClassifierMixin, BaseEstimator):
     Notes
     -----
     ``fit`` only records the classes: the model is hypothetical, known in
-    closed form (seed 004 §3.1.2), and it *is* the model trained on the
+    closed form (Phelps et al. 2024 §3.1.2), and it *is* the model trained on the
     undersampled data.
 
     Examples
@@ -89,7 +89,7 @@ class HypotheticalBaseModel(ClassifierMixin, BaseEstimator):
         check_fraction(self.pi0, "pi0")
         X_ = check_matrix(X, "X")
         if X_.shape[1] < 10:
-            raise ValueError(f"`X` must hold the 10 covariates of seed 004's Eq. A1; got "
+            raise ValueError(f"`X` must hold the 10 covariates of Phelps et al.'s (2024) Eq. A1; got "
                              f"{X_.shape[1]} columns.")
         labels = check_labels(y, "y")
         self.classes_ = np.unique(labels)

@@ -1,7 +1,7 @@
 """Insert missing values into a feature matrix under MCAR, MAR or MNAR.
 
 Used to study how calibration and uncertainty behave when features are missing
-(seed ``000`` §3.2 removes feature values completely at random from iris and
+(Alasalmi 2020 §3.2 removes feature values completely at random from iris and
 wine). The three mechanisms follow Rubin's (1976) taxonomy.
 """
 

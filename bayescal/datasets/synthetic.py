@@ -2,15 +2,15 @@
 
 Every generator returns ``(X, y, p_true)`` where ``p_true[i] = P(y = 1 | X[i])``
 is computed exactly from the generating model (``make_multilabel`` returns one
-such column per label). They reproduce the simulations of the seed papers:
+such column per label). They reproduce the simulations of the source papers:
 
 * :func:`make_thesis_synthetic`: the small-data calibration thesis
-  (seed ``000``, §3.1.1): three overlapping 2-D normals, derived features.
+  (Alasalmi 2020, §3.1.1): three overlapping 2-D normals, derived features.
 * :func:`make_undersampling_simulation`, :func:`undersample`,
   :func:`undersampled_probability` and :func:`base_model_scores`: the
-  Platt-after-undersampling simulation (seed ``004``, §3.1 and Appendix).
+  Platt-after-undersampling simulation (Phelps et al. 2024, §3.1 and Appendix).
 * :func:`make_gmm`: the two-class 2-D Gaussian mixtures of the
-  boundary-uncertainty paper (seed ``003``, §6.2, §6.8, §6.9).
+  boundary-uncertainty paper (Ha et al. 2021, §6.2, §6.8, §6.9).
 * :func:`make_multilabel`: independent logistic labels of shared features.
 
 The papers do not publish the means and covariances of their normals; the
@@ -150,7 +150,7 @@ def _two_class_sample(
 
 
 # --------------------------------------------------------------------------- #
-# Seed 000 §3.1.1: the thesis' synthetic set
+# Alasalmi (2020) §3.1.1: the thesis' synthetic set
 # --------------------------------------------------------------------------- #
 
 #: Positive class of :func:`make_thesis_synthetic`: one normal.
@@ -198,7 +198,7 @@ def make_thesis_synthetic(
         Factor on every component's mean: below 1 the two negative components
         move towards the positive one at the origin (more overlap, true
         probabilities away from 0 and 1 over a wider region), above 1 apart.
-        The covariances are unchanged. Seed 000 Table 5 is reproduced with a
+        The covariances are unchanged. Alasalmi (2020) Table 5 is reproduced with a
         value found by a search (see ``models/reproductions/seed000_table5``).
 
     Returns
@@ -220,7 +220,7 @@ def make_thesis_synthetic(
 
     Notes
     -----
-    Seed ``000`` §3.1.1: "Three two-dimensional normal distributions with a
+    Alasalmi (2020) §3.1.1: "Three two-dimensional normal distributions with a
     slight overlap were used. One of the distributions was used to draw samples
     for the positive class and the other two, each occupying a different part of
     the feature space, were used to draw samples for the negative class. ... The
@@ -240,7 +240,8 @@ def make_thesis_synthetic(
 
     References
     ----------
-    Seed ``000_3ea404f3c4f2e30a.txt`` (small-data calibration thesis), §3.1.1.
+    Alasalmi, T. (2020). Uncertainty of classification on limited data. Doctoral
+    dissertation, University of Oulu; §3.1.1.
 
     Examples
     --------
@@ -262,10 +263,10 @@ def make_thesis_synthetic(
 
 
 # --------------------------------------------------------------------------- #
-# Seed 004: Platt's scaling after undersampling
+# Phelps et al. (2024): Platt's scaling after undersampling
 # --------------------------------------------------------------------------- #
 
-#: Table A1 of seed 004: (minimum, maximum) of the 10 uniform covariates.
+#: Table A1 of Phelps et al. (2024): (minimum, maximum) of the 10 uniform covariates.
 UNDERSAMPLING_COVARIATE_RANGES: tuple[tuple[float, float], ...] = (
     (-0.4, 0.6),
     (-0.2, 0.8),
@@ -281,7 +282,7 @@ UNDERSAMPLING_COVARIATE_RANGES: tuple[tuple[float, float], ...] = (
 
 
 def undersampling_log_odds(X: np.ndarray, b: float) -> np.ndarray:
-    """Eq. A1 of seed 004: the log-odds of success from the 10 covariates."""
+    """Eq. A1 of Phelps et al. (2024): the log-odds of success from the 10 covariates."""
     x = [X[:, j] for j in range(10)]
     linear = sum(x)
     interactions = (
@@ -299,7 +300,7 @@ def undersampling_log_odds(X: np.ndarray, b: float) -> np.ndarray:
 def make_undersampling_simulation(
     n: int, b: float, random_state: Any = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The imbalanced simulation of seed 004 (Table A1 covariates, Eq. A1).
+    """The imbalanced simulation of Phelps et al. (2024) (Table A1 covariates, Eq. A1).
 
     Parameters
     ----------
@@ -328,7 +329,7 @@ def make_undersampling_simulation(
 
     Notes
     -----
-    Eq. A1 of seed 004:
+    Eq. A1 of Phelps et al. (2024):
 
     .. math:: \\operatorname{logit} p = \\frac{\\log 99}{40}\\Big(\\sum_{j=1}^{10} x_j
               + x_1x_3 + x_2x_5 + x_4x_9 + x_6x_7 + x_8x_{10} + x_1x_2x_3x_4
@@ -339,7 +340,8 @@ def make_undersampling_simulation(
 
     References
     ----------
-    Seed ``004_bfebc07763fe5d27.txt`` (Platt's scaling after undersampling),
+    Phelps, N., Lizotte, D. J. & Woolford, D. G. (2024). Using Platt's scaling for
+    calibration after undersampling: limitations and how to address them;
     §3.1.1 and Appendix.
 
     Examples
@@ -411,7 +413,7 @@ def undersampled_probability(p: Any, pi0: float) -> np.ndarray:
     Notes
     -----
     By Bayes' rule, ``gamma = p / (p + pi0 (1 - p))``; it is the inverse of the
-    analytical correction of seed 004 Eq. 1 (Dal Pozzolo et al. 2015),
+    analytical correction of Phelps et al. (2024) Eq. 1 (Dal Pozzolo et al. 2015),
     ``kappa(gamma) = gamma pi0 / (1 - gamma + gamma pi0) = p``.
 
     Examples
@@ -441,7 +443,7 @@ def undersample(
     y : array-like of shape (n,)
         Binary labels 0/1.
     pi0 : float in (0, 1]
-        Probability of keeping a negative (seed 004's sampling rate; the paper
+        Probability of keeping a negative (Phelps et al.'s (2024) sampling rate; the paper
         uses 0.0023, 0.02125 and 0.125 to get roughly balanced training sets).
     random_state : None, int or numpy Generator, default=None
         Seed or generator.
@@ -462,7 +464,7 @@ def undersample(
 
     Notes
     -----
-    Each negative is kept independently (Bernoulli(``pi0``)), as in seed 004 §2:
+    Each negative is kept independently (Bernoulli(``pi0``)), as in Phelps et al. (2024) §2:
     ``S = 1`` for every positive and ``P(S = 1 | y = 0) = pi0``, so the kept
     sample follows ``P(y = 1 | x, S = 1) = gamma(x)``.
 
@@ -489,7 +491,7 @@ def undersample(
     return UndersampledData(X[idx], y[idx], idx, p[idx], undersampled_probability(p[idx], pi0))
 
 
-#: Kinds of hypothetical base model of seed 004 §3.1.2.
+#: Kinds of hypothetical base model of Phelps et al. (2024) §3.1.2.
 BASE_MODEL_KINDS = ("perfect", "toward_half", "toward_extremes", "noisy")
 
 
@@ -500,7 +502,7 @@ def base_model_scores(
     *,
     noise_sd: float = 0.2,
 ) -> np.ndarray:
-    """Scores of seed 004's hypothetical base models, given the true ``gamma``.
+    """Scores of Phelps et al.'s (2024) hypothetical base models, given the true ``gamma``.
 
     Parameters
     ----------
@@ -511,7 +513,7 @@ def base_model_scores(
         the base model was trained on undersampled data, so a perfect one outputs
         ``gamma`` everywhere).
     kind : {"perfect", "toward_half", "toward_extremes", "noisy"}, default="perfect"
-        The base model (seed 004 §3.1.2):
+        The base model (Phelps et al. 2024 §3.1.2):
 
         * ``"perfect"``: ``gamma_hat = gamma``;
         * ``"toward_half"`` (Eq. 7): ``gamma_hat = min(max(-log(1/gamma - 1)/10
@@ -545,7 +547,7 @@ def base_model_scores(
 
     References
     ----------
-    Seed ``004_bfebc07763fe5d27.txt``, §3.1.2, Eqs. 5, 7 and 8.
+    Phelps et al. (2024), §3.1.2, Eqs. 5, 7 and 8.
 
     Examples
     --------
@@ -572,7 +574,7 @@ def base_model_scores(
 
 
 # --------------------------------------------------------------------------- #
-# Seed 003: two-class 2-D Gaussian mixtures
+# Ha et al. (2021): two-class 2-D Gaussian mixtures
 # --------------------------------------------------------------------------- #
 
 #: Components (negative class 0, positive class 1) of each :func:`make_gmm` kind.
@@ -655,7 +657,9 @@ def make_gmm(
 
     References
     ----------
-    Seed ``003_ae04b9c089c5a27c.txt`` (boundary uncertainty), §6.2, §6.8, §6.9.
+    Ha, D., Katagiri, S., Watanabe, H. & Ohsaki, M. (2021). An improved boundary
+    uncertainty-based estimation for classifier evaluation. *Journal of Signal
+    Processing Systems*; §6.2, §6.8, §6.9.
 
     Examples
     --------
@@ -717,7 +721,7 @@ def make_multilabel(
     intercept ``b_l ~ Uniform(-2, 0.5)``, giving labels of different base rates
     (roughly 0.15 to 0.6) that share the same features; labels are conditionally
     independent given ``x`` and correlated through it. Used to test per-label
-    calibration (seed ``002``'s multi-label ECE).
+    calibration (the multi-label ECE of Anonymous, TMLR submission).
 
     Examples
     --------

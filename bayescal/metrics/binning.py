@@ -38,7 +38,7 @@ def bin_edges(
     n_bins : int, default=10
         Number of bins ``M``.
     strategy : {"uniform", "quantile"}, default="uniform"
-        ``"uniform"``: equal width ``1/M`` (seed ``002``, Section 3.1).
+        ``"uniform"``: equal width ``1/M`` (Anonymous, TMLR submission, Section 3.1).
         ``"quantile"``: inner edges at the ``m/M`` quantiles of ``scores`` so
         that bins hold (about) equal numbers of samples; the outer edges are 0
         and 1. Tied scores can make inner edges coincide; the resulting
@@ -83,7 +83,7 @@ _COUNTING_MAX_EDGES = 32
 def assign_bins(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Index of the bin of each score.
 
-    Bins are closed on the right, ``B_m = (a_m, a_{m+1}]``, as in seed ``002``
+    Bins are closed on the right, ``B_m = (a_m, a_{m+1}]``, as in Anonymous (TMLR submission)
     (Section 3.1); the first bin also holds a score of exactly 0.
 
     Parameters

@@ -107,7 +107,7 @@ def expected_calibration_error(
 
     Notes
     -----
-    Naeini et al.'s estimate, as written in seed ``002_dd5c7e48848fc1f2.txt`` Eq. 1:
+    Naeini et al.'s estimate, as written in Anonymous (TMLR submission) Eq. 1:
 
     .. math:: \\mathrm{ECE} = \\sum_{m=1}^M \\frac{n_m}{n} |\\mathrm{pos}_m - \\mathrm{conf}_m|
 
@@ -120,7 +120,8 @@ def expected_calibration_error(
     ----------
     .. [1] Naeini, M. P., Cooper, G., Hauskrecht, M. (2015). Obtaining well
        calibrated probabilities using Bayesian binning. AAAI.
-    .. [2] Seed ``002_dd5c7e48848fc1f2.txt`` (histogram binning theory), Eq. 1.
+    .. [2] Anonymous (under review at TMLR). A theoretical insight of histogram
+       binning and extending to multi-label classification, Eq. 1.
 
     Examples
     --------

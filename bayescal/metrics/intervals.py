@@ -84,7 +84,8 @@ def wilson_interval(
 
     References
     ----------
-    .. [1] Seed ``001_615dfc93f8273b13.txt`` (decision trees), "Confidence on a
+    .. [1] Sigg, S. (2022). Non-parametric methods. Lecture notes of CS-C3240
+       Machine Learning D, Aalto University; "Confidence on a
        prediction": 750/1000 at c=0.8 gives [0.732, 0.767]; 75/100 gives
        [0.691, 0.801].
     .. [2] Wilson, E. B. (1927). Probable inference, the law of succession, and

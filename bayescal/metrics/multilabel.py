@@ -3,7 +3,7 @@
 In multi-label classification every sample carries ``L`` independent 0/1
 labels and the model gives one probability per label (rows need not sum to 1).
 The calibration of each label is measured with the binary ECE on its own column
-(binary relevance), then combined (seed ``002_dd5c7e48848fc1f2.txt``, Section 5).
+(binary relevance), then combined (Anonymous, TMLR submission, Section 5).
 """
 
 from __future__ import annotations
@@ -90,14 +90,15 @@ def ece_total(Y: Any, P: Any, n_bins: int = 10, strategy: str = "uniform") -> fl
 
     Notes
     -----
-    Seed ``002_dd5c7e48848fc1f2.txt`` Eq. 5:
+    Anonymous (TMLR submission) Eq. 5:
 
     .. math:: \\mathrm{ECE}_{tot} = \\sum_{l=1}^{L} \\sum_{m=1}^{M}
               \\frac{n_{ml}}{n} |\\mathrm{pos}^{(l)}_m - \\mathrm{conf}^{(l)}_m|
 
     References
     ----------
-    .. [1] Seed ``002_dd5c7e48848fc1f2.txt`` (histogram binning theory), Eq. 5.
+    .. [1] Anonymous (under review at TMLR). A theoretical insight of histogram
+       binning and extending to multi-label classification, Eq. 5.
 
     Examples
     --------
@@ -138,7 +139,7 @@ def ece_weighted(Y: Any, P: Any, n_bins: int = 10, strategy: str = "uniform", *,
 
     Notes
     -----
-    Seed ``002_dd5c7e48848fc1f2.txt`` Eq. 6 weights label ``l`` by its number
+    Anonymous (TMLR submission) Eq. 6 weights label ``l`` by its number
     of positive samples :math:`n_l = \\sum_i Y_i^{(l)}` ("multiplying weights
     (fractions of each label present in the input) to every label"):
 
@@ -158,7 +159,8 @@ def ece_weighted(Y: Any, P: Any, n_bins: int = 10, strategy: str = "uniform", *,
 
     References
     ----------
-    .. [1] Seed ``002_dd5c7e48848fc1f2.txt`` (histogram binning theory), Eq. 6.
+    .. [1] Anonymous (under review at TMLR). A theoretical insight of histogram
+       binning and extending to multi-label classification, Eq. 6.
 
     Examples
     --------
@@ -209,7 +211,7 @@ def hamming_loss(Y: Any, Y_pred: Any, *, threshold: float | None = None) -> floa
 
     Notes
     -----
-    Seed ``002_dd5c7e48848fc1f2.txt`` Eq. 7:
+    Anonymous (TMLR submission) Eq. 7:
 
     .. math:: \\mathrm{HL} = \\frac{1}{NL} \\sum_{l=1}^{L} \\sum_{i=1}^{N}
               \\hat{Y}_i^{(l)} \\oplus Y_i^{(l)}

@@ -131,10 +131,9 @@ def reliability_curve(
     -----
     The curve plots, for bin :math:`B_m`, the mean score
     :math:`\\mathrm{conf}_m` against the observed rate :math:`\\mathrm{pos}_m`
-    (a calibration plot, seed ``000_3ea404f3c4f2e30a.txt`` Section 2.4, Fig. 5).
+    (a calibration plot, Alasalmi (2020) Section 2.4, Fig. 5).
     The interval of :math:`\\mathrm{pos}_m` is the Wilson score interval of
-    :math:`n_m \\mathrm{pos}_m` successes in :math:`n_m` trials (seed
-    ``001_615dfc93f8273b13.txt``). The count-weighted mean of
+    :math:`n_m \\mathrm{pos}_m` successes in :math:`n_m` trials (Sigg 2022). The count-weighted mean of
     :math:`|\\mathrm{pos}_m - \\mathrm{conf}_m|` over the same bins is the ECE.
 
     Examples

@@ -2,8 +2,7 @@
 
 ``brier_score`` (scikit-learn's convention), ``brier_sum`` and
 ``brier_class_mean`` (the two forms of the thesis' Eq. 10) and ``log_loss`` are
-the proper scoring rules of the small-data calibration thesis (seed
-``000_3ea404f3c4f2e30a.txt``, Eqs. 10-11);
+the proper scoring rules of the small-data calibration thesis (Alasalmi 2020, Eqs. 10-11);
 ``accuracy`` is its classification rate. Losses: lower is better. Accuracy is a
 score: higher is better.
 """
@@ -78,10 +77,11 @@ def brier_score(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
 
     References
     ----------
-    .. [1] Alasalmi, T. (2021). Uncertainty of classification on limited data.
-       Seed ``000_3ea404f3c4f2e30a.txt``, Section 2.4, Eq. 10.
-    .. [2] Phelps, N. & Woolford, D. G. Platt's scaling after undersampling.
-       Seed ``004_bfebc07763fe5d27.txt``, Section 3.1.3.
+    .. [1] Alasalmi, T. (2020). Uncertainty of classification on limited data.
+       Doctoral dissertation, University of Oulu; Section 2.4, Eq. 10.
+    .. [2] Phelps, N., Lizotte, D. J. & Woolford, D. G. (2024). Using Platt's scaling
+       for calibration after undersampling: limitations and how to address them.
+       arXiv:2410.18144; Section 3.1.3.
 
     Examples
     --------
@@ -118,8 +118,8 @@ def brier_sum(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
 
     References
     ----------
-    .. [1] Alasalmi, T. (2021). Uncertainty of classification on limited data.
-       Seed ``000_3ea404f3c4f2e30a.txt``, Section 2.4.
+    .. [1] Alasalmi, T. (2020). Uncertainty of classification on limited data.
+       Doctoral dissertation, University of Oulu; Section 2.4.
 
     Examples
     --------
@@ -155,8 +155,8 @@ def brier_class_mean(y: Any, proba: Any, *, sample_weight: Any = None) -> float:
 
     References
     ----------
-    .. [1] Alasalmi, T. (2021). Uncertainty of classification on limited data.
-       Seed ``000_3ea404f3c4f2e30a.txt``, Section 2.4 and Tables 6-7.
+    .. [1] Alasalmi, T. (2020). Uncertainty of classification on limited data.
+       Doctoral dissertation, University of Oulu; Section 2.4 and Tables 6-7.
 
     Examples
     --------
@@ -212,8 +212,8 @@ def log_loss(y: Any, proba: Any, *, eps: float | None = None, sample_weight: Any
 
     References
     ----------
-    .. [1] Alasalmi, T. (2021). Uncertainty of classification on limited data.
-       Seed ``000_3ea404f3c4f2e30a.txt``, Section 2.4.
+    .. [1] Alasalmi, T. (2020). Uncertainty of classification on limited data.
+       Doctoral dissertation, University of Oulu; Section 2.4.
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 When data are simulated, the true class probabilities ``p_true`` are known and
 an estimate can be scored against them directly instead of against 0/1 labels
-(seed ``004_bfebc07763fe5d27.txt``, simulation study: RMSE and MAE).
+(Phelps et al. 2024, simulation study: RMSE and MAE).
 """
 
 from __future__ import annotations
@@ -53,8 +53,7 @@ def rmse_true(p_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
               (\\hat p_{ik} - p_{ik})^2}
 
     For a binary problem both columns have the same squared error, so this is
-    the RMSE of the positive-class probability used in seed
-    ``004_bfebc07763fe5d27.txt``.
+    the RMSE of the positive-class probability used in Phelps et al. (2024).
 
     Examples
     --------
@@ -89,7 +88,7 @@ def mae_true(p_true: Any, proba: Any, *, sample_weight: Any = None) -> float:
               |\\hat p_{ik} - p_{ik}|
 
     equal, for a binary problem, to the MAE of the positive-class probability
-    (seed ``004_bfebc07763fe5d27.txt``).
+    (Phelps et al. 2024).
 
     Examples
     --------

@@ -43,8 +43,8 @@ def uncertainty(proba: Any) -> np.ndarray:
 
     References
     ----------
-    .. [1] Alasalmi, T. (2021). Uncertainty of classification on limited data.
-       Seed ``000_3ea404f3c4f2e30a.txt``, Section 2.4, Eq. 9.
+    .. [1] Alasalmi, T. (2020). Uncertainty of classification on limited data.
+       Doctoral dissertation, University of Oulu; Section 2.4, Eq. 9.
 
     Examples
     --------

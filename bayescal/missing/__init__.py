@@ -1,6 +1,6 @@
 """Uncertainty of classification when feature values are missing.
 
-Multiple imputation with Rubin's rules (seed ``000_3ea404f3c4f2e30a.txt``
+Multiple imputation with Rubin's rules (Alasalmi 2020
 §2.2, §3.2): :class:`MultipleImputationClassifier` (majority vote, pooled
 probability, total uncertainty ``T``), :class:`ConfidenceMap` (support-vector
 regression from ``T`` to the classification rate), :func:`pool_rubin` and

@@ -1,6 +1,6 @@
 """Calibration of the total uncertainty into a probability of being right.
 
-Seed ``000_3ea404f3c4f2e30a.txt`` §3.2, Fig. 7 (Publication II): Monte-Carlo
+Alasalmi (2020) §3.2, Fig. 7 (Publication II): Monte-Carlo
 cross-validation collects pairs (total uncertainty ``T``, correct?) on held-out
 rows, rows with similar uncertainty are grouped, and a support-vector
 regression from the group's mean uncertainty to its classification rate gives
@@ -95,7 +95,7 @@ class ConfidenceMap(BaseEstimator):
     References
     ----------
     Alasalmi, Koskimäki, Suutala & Röning (2016), Instance level classification
-    confidence estimation, DCAI, Springer (Publication II of seed 000).
+    confidence estimation, DCAI, Springer (Publication II of Alasalmi 2020).
     """
 
     def __init__(

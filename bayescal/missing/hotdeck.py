@@ -1,7 +1,6 @@
 """Random hot-deck imputation: each missing cell drawn from its column's observed values.
 
-A proper multiple-imputation draw for categorical features under MCAR (seed
-``000_3ea404f3c4f2e30a.txt`` §2.2.2): the observed values of a column are an
+A proper multiple-imputation draw for categorical features under MCAR (Alasalmi 2020 §2.2.2): the observed values of a column are an
 unbiased sample of its marginal distribution when values are missing
 completely at random, so a draw from them keeps the imputed value a valid
 category (unlike a regression imputer on label codes) and, drawn afresh in

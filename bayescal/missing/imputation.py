@@ -1,6 +1,6 @@
 """Classification of incomplete data by multiple imputation.
 
-Seed ``000_3ea404f3c4f2e30a.txt`` §2.2.3 and §3.2 (Publication I): the
+Alasalmi (2020) §2.2.3 and §3.2 (Publication I): the
 missing feature values are imputed ``m`` times with draws from the imputation
 model's predictive distribution, the classifier is trained on the imputed data
 (``stacked``: one classifier on the ``m`` stacked training sets, Belanche,

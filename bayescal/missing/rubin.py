@@ -1,6 +1,6 @@
 """Rubin's rules and the total classification uncertainty of multiply imputed data.
 
-Two pieces, one idea (seed ``000_3ea404f3c4f2e30a.txt`` §2.2.2 and §3.2):
+Two pieces, one idea (Alasalmi 2020 §2.2.2 and §3.2):
 
 * :func:`pool_rubin` pools an estimate over ``m`` imputed data sets with
   Rubin's (1987) rules, Eqs. 4–7: the pooled estimate ``Q̄`` is the mean of the
@@ -8,7 +8,7 @@ Two pieces, one idea (seed ``000_3ea404f3c4f2e30a.txt`` §2.2.2 and §3.2):
   between variance ``B`` their sample variance, and the total variance
   ``T = Ū + (1 + 1/m) B``.
 * :func:`total_uncertainty` applies the same rule to classification: the
-  within term is the mean of the per-imputation uncertainty (seed 000 Eq. 9), the
+  within term is the mean of the per-imputation uncertainty (Alasalmi 2020 Eq. 9), the
   between term the 0/1-loss variance of the predicted class around the majority
   vote, ``B = 1/(m-1) Σ 1{Q̂_l ≠ Q̄}``. ``T`` lies in ``[0, (2m+1)/m]`` and is
   returned scaled to ``[0, 1]`` by default.
@@ -83,7 +83,7 @@ def pool_rubin(estimates: Any, variances: Any) -> RubinPooled:
 
     Notes
     -----
-    Eqs. 4–7 of seed 000 (Rubin 1987; van Buuren 2012)::
+    Eqs. 4–7 of Alasalmi (2020), after Rubin (1987) and van Buuren (2012)::
 
         Q̄ = mean_l Q̂_l,  Ū = mean_l U_l,
         B = 1/(m-1) Σ_l (Q̂_l − Q̄)²,  T = Ū + (1 + 1/m) B.
@@ -154,7 +154,7 @@ def total_uncertainty(proba: Any, *, scaled: bool = True) -> dict[str, np.ndarra
         ``m`` imputations (rows sum to one).
     scaled : bool, default=True
         Divide ``T`` by its maximum ``(2m+1)/m`` so that it lies in [0, 1]
-        (seed 000 §3.2) and does not depend on ``m``.
+        (Alasalmi 2020 §3.2) and does not depend on ``m``.
 
     Returns
     -------
@@ -164,7 +164,7 @@ def total_uncertainty(proba: Any, *, scaled: bool = True) -> dict[str, np.ndarra
 
     Notes
     -----
-    ``Ū = 1/m Σ_l u(p_l)`` with ``u`` the uncertainty of seed 000 Eq. 9,
+    ``Ū = 1/m Σ_l u(p_l)`` with ``u`` the uncertainty of Alasalmi (2020) Eq. 9,
     ``B = 1/(m-1) Σ_l 1{Q̂_l ≠ Q̄}`` (the 0/1-loss proxy of the between
     variance), ``T = Ū + (1 + 1/m) B``.
     """

@@ -6,7 +6,7 @@ credible interval (``predict_interval``) and the whole map a credible band
 (``map_band``).
 
 * :class:`BayesianPlattCalibrator`: ``logit p = a + b * logit(s)`` (Platt on
-  the logit, which seed ``004_bfebc07763fe5d27.txt`` Eq. 4 shows is the right
+  the logit, which Phelps et al. (2024) Eq. 4 shows is the right
   feature after undersampling) or ``a + b * s`` (Platt 1999).
 * :class:`BayesianBetaCalibrator`: ``logit p = c + a log s - b log(1 - s)``
   with ``a, b >= 0`` (Kull, Silva Filho & Flach 2017).
@@ -14,9 +14,9 @@ credible interval (``predict_interval``) and the whole map a credible band
   ``z = logit(s)`` with ``f`` a cubic B-spline whose coefficients follow a
   second-order random walk with a half-normal smoothness scale (a Bayesian
   P-spline, Lang & Brezger 2004) -- the Bayesian twin of the logistic GAM
-  that seed ``004`` recommends after undersampling.
+  that Phelps et al. (2024) recommends after undersampling.
 
-Undersampling (seed ``004``, Eq. 1)
+Undersampling (Phelps et al. 2024, Eq. 1)
 -----------------------------------
 A base model trained on data whose negatives were kept with probability
 ``pi0`` outputs ``gamma = P(Y=1 | x, S=1)``, and the calibration data are
@@ -96,7 +96,7 @@ __all__ = [
 
 
 def undersampling_correction(gamma: np.ndarray, pi0: float) -> np.ndarray:
-    """The analytical correction ``kappa(gamma)`` of seed ``004``, Eq. 1.
+    """The analytical correction ``kappa(gamma)`` of Phelps et al. (2024), Eq. 1.
 
     Parameters
     ----------
@@ -303,7 +303,7 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
         if "B" in design:
             eta = eta + stack_draws(self.idata_, "spline_effect") @ design["B"].T
         if self.pi0 is not None:
-            eta = eta + np.log(self.pi0)  # kappa of seed 004 Eq. 1, on the logit scale
+            eta = eta + np.log(self.pi0)  # kappa of Phelps et al. (2024) Eq. 1, on the logit scale
         return eta
 
     def _proba_draws(self, X: Any) -> np.ndarray:
@@ -343,7 +343,7 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
 _COMMON_PARAMS = """pi0 : float or None, default=None
         Rate at which negatives were kept when the base model's training data
         were undersampled; the fitted map is composed with
-        ``kappa(gamma) = gamma pi0 / (1 - gamma + gamma pi0)`` (seed ``004``,
+        ``kappa(gamma) = gamma pi0 / (1 - gamma + gamma pi0)`` (Phelps et al. 2024,
         Eq. 1) by adding ``log(pi0)`` to each posterior draw of the linear
         predictor. None: no correction.
     prior_scale : float, default=2.5
@@ -383,7 +383,7 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
     input : {"logit", "score", "decision"}, default="logit"
         What the scores are and the feature: probabilities read as
         ``logit(s)`` (Platt on the logit; exact for a perfect base model after
-        undersampling, seed ``004`` Eq. 4), probabilities ``s`` used as they
+        undersampling, Phelps et al. (2024) Eq. 4), probabilities ``s`` used as they
         are (Platt 1999), or decision values (any real number) used as they are.
     clip : float or None, default=1e-12
         bayescal's one clip rule for ``input="logit"``
@@ -406,8 +406,8 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
     References
     ----------
     Platt, J. (1999). Probabilistic outputs for support vector machines.
-    Phelps, N. et al. Using Platt's scaling for calibration after
-    undersampling (seed ``004_bfebc07763fe5d27.txt``).
+    Phelps, N., Lizotte, D. J. & Woolford, D. G. (2024). Using Platt's scaling for
+    calibration after undersampling: limitations and how to address them.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Bayesian logistic regression with weakly informative Student-t (Cauchy) priors.
 
-The linear reference probe of bayescal (seed ``000_3ea404f3c4f2e30a.txt``,
+The linear reference probe of bayescal (Alasalmi 2020,
 §2.1.1): logistic regression whose coefficients carry the weakly informative
 priors of Gelman, Jakulin, Pittau & Su (2008). Unlike maximum likelihood it
 stays finite under complete separation and collinearity, and its posterior
@@ -235,7 +235,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
     (Gelman et al. 2008 use ``nu = 1``, ``s = 2.5``, ``s_0 = 10``). The heavy
     Cauchy tails let strong effects through while keeping coefficients finite
     when the classes are completely separable, where maximum likelihood
-    diverges, and stable under collinearity (seed ``000``, §2.1.1).
+    diverges, and stable under collinearity (Alasalmi 2020, §2.1.1).
     ``predict_proba`` is the posterior mean of the class probabilities and
     ``predict_interval`` their equal-tailed (or HDI) credible interval.
     All posterior draws are used for prediction, so memory grows as

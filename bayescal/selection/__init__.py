@@ -1,4 +1,4 @@
-"""Classifier selection by boundary uncertainty (seed ``003_ae04b9c089c5a27c.txt``)."""
+"""Classifier selection by boundary uncertainty (Ha et al. 2021)."""
 
 from bayescal.selection.boundary import (
     BoundaryUncertaintyEstimator,

@@ -1,6 +1,6 @@
 """Boundary uncertainty of a trained classifier ("Proposal 2").
 
-Seed ``003_ae04b9c089c5a27c.txt`` §4: a classifier status is scored by how
+Ha et al. (2021) §4: a classifier status is scored by how
 uncertain the true class posteriors are *on its own decision boundary* — at the
 Bayes boundary the two top classes are equally likely, so an optimal boundary
 has maximal local uncertainty. The estimate needs neither resampling nor a
@@ -85,7 +85,7 @@ _KERNELS = ("epanechnikov", "uniform", "gaussian")
 
 
 def silverman_bandwidth(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Silverman's rule-of-thumb bandwidth along ``axis`` (seed 003 Eq. 32).
+    """Silverman's rule-of-thumb bandwidth along ``axis`` (Ha et al. 2021 Eq. 32).
 
     ``h = 0.9 min(σ̂, IQR/1.34) n^{−1/5}``, with σ̂ the sample standard
     deviation (``ddof=1``); zero where the IQR is zero.
@@ -115,7 +115,7 @@ def _kernel(u: np.ndarray, kind: str) -> np.ndarray:
 def parzen_counts(
     f: np.ndarray, labels: np.ndarray, classes: np.ndarray, *, kernel: str = "epanechnikov"
 ) -> np.ndarray:
-    """Parzen counts at ``f = 0`` of each of ``classes`` (seed 003 Eq. 27).
+    """Parzen counts at ``f = 0`` of each of ``classes`` (Ha et al. 2021 Eq. 27).
 
     Parameters
     ----------
@@ -145,7 +145,7 @@ def parzen_counts(
 
 
 def triangle_uncertainty(p: np.ndarray) -> np.ndarray:
-    """Triangle local uncertainty ``1 − |2p − 1|`` (seed 003 Eq. 37)."""
+    """Triangle local uncertainty ``1 − |2p − 1|`` (Ha et al. 2021 Eq. 37)."""
     return 1.0 - np.abs(2.0 * np.asarray(p, dtype=float) - 1.0)
 
 
@@ -302,7 +302,9 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
 
     References
     ----------
-    Seed ``003_ae04b9c089c5a27c.txt``: boundary uncertainty, Proposal 2.
+    Ha, D., Katagiri, S., Watanabe, H. & Ohsaki, M. (2021). An improved boundary
+    uncertainty-based estimation for classifier evaluation. *Journal of Signal
+    Processing Systems* (Proposal 2).
     """
 
     _parameter_constraints: dict = {

@@ -1,6 +1,6 @@
 """Model selection by boundary uncertainty, beside hold-out and k-fold CV.
 
-Seed ``003_ae04b9c089c5a27c.txt`` §6: every candidate classifier status is
+Ha et al. (2021) §6: every candidate classifier status is
 trained once on the whole training set and scored by its boundary uncertainty
 (higher is better); the hold-out and cross-validation estimates of the error
 of the same candidates are computed beside it, so the three criteria can be

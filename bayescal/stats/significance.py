@@ -1,8 +1,7 @@
 """Significance tests for comparing two learning algorithms.
 
 Plain NumPy functions on per-fold scores (or their differences) of two models
-evaluated on the same resampling folds, as used in seed
-``000_3ea404f3c4f2e30a.txt`` §2.5: the 5×2 CV paired t-test (Dietterich 1998),
+evaluated on the same resampling folds, as used in Alasalmi (2020) §2.5: the 5×2 CV paired t-test (Dietterich 1998),
 the combined 5×2 CV F-test (Alpaydın 1999), McNemar's test, the k-fold CV
 paired t-test and the corrected resampled t-test (Nadeau & Bengio 2003).
 
@@ -209,7 +208,7 @@ def cv_ttest(a: Any, b: Any = None) -> SignificanceResult:
     with :math:`s_d^2` the sample variance (ddof 1) of the differences. This
     is the same number as ``scipy.stats.ttest_rel(a, b)``. The folds'
     training sets overlap, so the variance is underestimated and the test is
-    liberal; seed 000 §2.5 reports it as having an acceptable type I error and
+    liberal; Alasalmi 2020 §2.5 reports it as having an acceptable type I error and
     good power. See the module notes for zero variance.
 
     References
@@ -346,7 +345,7 @@ def combined_ftest_5x2cv(a: Any, b: Any = None) -> SignificanceResult:
               \\sim F(10, 5).
 
     Unlike the 5×2 t-test it uses all ten differences, which makes it more
-    robust to the order of the repetitions (seed 000 §2.5).
+    robust to the order of the repetitions (Alasalmi 2020 §2.5).
 
     References
     ----------
@@ -441,7 +440,7 @@ def mcnemar(table: Any, *, exact: bool = False, correction: bool = True) -> Sign
     correction, :math:`(b - c)^2 / (b + c)` without, referred to
     :math:`\\chi^2_1`. Exact: :math:`p = \\min(1, 2 F_{Bin(b+c, 1/2)}(\\min(b, c)))`.
     When the models never disagree (b + c = 0) the statistic is 0 and the
-    p-value 1. Seed 000 §2.5: low type I error but low power, and unsuitable
+    p-value 1. Alasalmi (2020) §2.5: low type I error but low power, and unsuitable
     when the training sample or the learner's randomness matters much, since
     it sees a single training run.
 

@@ -3,7 +3,7 @@
 One row per dataset, one column per (classifier, scenario); each cell is the
 mean of a metric over the folds, the best cell of each row in bold and the cells
 significantly different from a baseline underlined — the layout of the tables in
-seed ``000_3ea404f3c4f2e30a.txt`` (its Tables 6 and 7). Rendered as a pandas
+Alasalmi (2020, Tables 6 and 7). Rendered as a pandas
 DataFrame, Markdown, LaTeX or HTML; every name that comes from a spec or a data
 file is escaped for the output format.
 """

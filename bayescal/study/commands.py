@@ -155,6 +155,9 @@ def run_command(spec: str | None, store: str | None, resume: bool, scheduler: st
                 max_cells: int | None, metric: str | None, fmt: str, quiet: bool) -> None:
     """Run the study SPEC (a TOML file; default: the bundled quick-start).
 
+    Every key of the spec format, with its type, default and an example: the
+    "Study spec format" page of the documentation (docs/study_spec.md).
+
     Exit status: 0 when every applicable cell succeeded; 1 when cells failed
     (how many, the first error of each kind and where the tracebacks are is
     printed) or the run could not start; 75 when another process is writing

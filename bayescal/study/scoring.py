@@ -27,14 +27,14 @@ smooth_ece :func:`bayescal.metrics.smooth_ece` (``kind="binary"``   labels
 rmse_true  :func:`bayescal.metrics.rmse_true`                      ``p_true``
 mae_true   :func:`bayescal.metrics.mae_true`                       ``p_true``
 mse_true   ``rmse_true`` squared: the mean squared error against   ``p_true``
-           ``p_true`` of the fold (seed 000 Table 5's MSE)
+           ``p_true`` of the fold (Alasalmi 2020 Table 5's MSE)
 probe_*    :func:`bayescal.cube.consolidate.probe_metrics`, at     probe
            consolidation (the probe's cell may come from another
            worker); NaN for the probe's own cells
 ========== ======================================================= ============
 
 Log loss clips the true-class probability (at ``1e-15`` unless the spec's
-``[metrics] clip = { log_loss = ... }`` says otherwise; seed 004 clips at
+``[metrics] clip = { log_loss = ... }`` says otherwise; Phelps et al. (2024) clip at
 ``1e-5``) so that a single zero probability gives a large finite loss rather
 than ``inf`` for the whole cell.
 ``mcb``/``dsc``/``unc`` are NaN for multi-class datasets and for a test fold
