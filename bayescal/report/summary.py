@@ -152,14 +152,14 @@ def tables_section(tree: Any, metrics: list[str]) -> str:
         "<b>*</b> (bold) marks the best cell of each dataset in the metric's direction. "
         + test_words +
         "<b>!</b> (red) marks a cell where a posterior failed its convergence diagnostics: "
-        "it is never marked best. – marks a cell that did not run.</p>"
+        "it is never marked best. – marks a cell that did not run.</p><div class='table-cards'>"
     ]
     for table in tables:
         info = METRICS.get(table.metric)
         words = "" if info is None else info.description + (
             "" if info.direction is None else f" ({info.direction} is better)")
-        parts.append(f"<h3 id='table-{esc(table.metric)}'>{esc(table.metric)}</h3>"
-                     f"<p class='note'>{esc(words)}</p>"
-                     f"<div class='scroll'>{format_table(table, 'html')}</div>")
-    parts.append("</section>")
+        parts.append(f"<div class='table-card'><h3 id='table-{esc(table.metric)}'>"
+                     f"{esc(table.metric)}</h3><p class='note'>{esc(words)}</p>"
+                     f"<div class='scroll'>{format_table(table, 'html')}</div></div>")
+    parts.append("</div></section>")
     return "".join(parts)
