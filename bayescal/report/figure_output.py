@@ -7,9 +7,9 @@ placed in the page as it is (no ``<img>``, no file, nothing fetched):
   and searchable; no text is smaller than :data:`MIN_FONT_PT` points, which
   is 12 CSS pixels at the figure's natural size;
 - artists with many points (scatter clouds, long marker lines, wide bands)
-  are rasterised at ``raster_dpi`` inside the SVG, which keeps a figure of a
-  few thousand points to tens of kilobytes while axes, ticks and text stay
-  vector;
+  are rasterised at ``raster_dpi`` inside the SVG (as 64-colour palette PNGs),
+  which keeps a figure of a few thousand points to tens of kilobytes while
+  axes, ticks and text stay vector;
 - element ids are salted with the figure's description, so several figures
   in one page never share an id, and the same figure gives the same bytes
   (no date, no random salt).
@@ -49,13 +49,14 @@ def _compact(svg: str) -> str:
         value = _DECIMALS.sub(r"\1", " ".join(match.group(2).split()))
         return f'{match.group(1)}="{value}"'
 
+    svg = re.sub(r'<g id="axes_\d+">', '<g class="axes">', svg)  # one per panel, for tests
     referenced = set(re.findall(r"#([A-Za-z_][\w.-]*)", svg))
     svg = re.sub(r' id="([^"]*)"', lambda m: m.group(0) if m.group(1) in referenced else "", svg)
     svg = _NO_ROTATION.sub("", svg)
     svg = _GEOMETRY.sub(geometry, svg)
     svg = _FONTS.sub("", svg).replace("; ;", ";").replace('style="; ', 'style="')
     svg = _drop_bare_groups(re.sub(r">\s+<", "><", svg))
-    return _hoist_use_styles(_merge_stroked_paths(svg))
+    return _palette_png(_hoist_use_styles(_merge_stroked_paths(svg)))
 
 
 _STROKED_RUN = re.compile(
@@ -114,6 +115,29 @@ def _drop_bare_groups(svg: str) -> str:
                 out.append(tag)
     out.append(svg[last:])
     return "".join(out)
+
+
+_PNG_URI = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=\s]+)")
+#: Colours of the palette the rasterised parts are reduced to.
+_PALETTE = 64
+
+
+def _palette_png(svg: str) -> str:
+    """Rasterised parts as palette PNGs (64 colours with alpha): a quarter of the bytes."""
+    import base64
+
+    from PIL import Image
+
+    def reduce(match: re.Match[str]) -> str:
+        raw = base64.b64decode("".join(match.group(1).split()))
+        out = io.BytesIO()
+        Image.open(io.BytesIO(raw)).quantize(
+            colors=_PALETTE, method=Image.Quantize.FASTOCTREE).save(out, format="PNG",
+                                                                     optimize=True)
+        data = out.getvalue() if out.tell() < len(raw) else raw
+        return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+
+    return _PNG_URI.sub(reduce, svg)
 
 
 def _dense(artist: Any) -> bool:

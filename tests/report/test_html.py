@@ -249,3 +249,20 @@ def test_a_cube_with_repeats_reports_the_first_repetition(tmp_path):
     page = _build(tree, tmp_path / "r.html")
     assert "d / blr / raw / repeat 1 / fold 0: max R-hat 1.300" in page
     assert page.count("<svg role=\"img\"") == 6  # spread, reliability, CORP, map, truth, blr intervals
+
+
+@pytest.mark.slow
+def test_quickstart_report_is_small_and_its_figure_text_readable(quickstart_report):
+    page = quickstart_report.read_text(encoding="utf-8")
+    assert quickstart_report.stat().st_size < 1_000_000
+    figures = SVG.findall(page)
+    assert len(figures) >= 15 and "<img " not in page
+    # every figure text at least 9 pt (the SVG's user unit is the point), no figure wider
+    # than a 1400 px window (so none is scaled down below its natural size there)
+    sizes = [float(v) for v in re.findall(r"font-size: ([\d.]+)px", page)]
+    assert sizes and min(sizes) >= 9.0
+    widths = [float(w) for w in re.findall(r'<svg role="img"[^>]* width="([\d.]+)pt"', page)]
+    assert len(widths) == len(figures) and max(widths) * 4 / 3 <= 1360
+    # every section but the first screen is folded
+    assert page.count("<details class='section'") >= 8
+    assert not re.search(r"<details open[^>]*class='section'", page)
