@@ -61,7 +61,12 @@ from bayescal.report.diagnostics import (
 from bayescal.report.figure_output import inline_svg
 from bayescal.report.posterior_figures import failed_posterior_section
 from bayescal.report.recommendation import recommendation_section
-from bayescal.report.summary import summary_section, tables_section, tabulated_metrics
+from bayescal.report.summary import (
+    positive_class_words,
+    summary_section,
+    tables_section,
+    tabulated_metrics,
+)
 from bayescal.validation import check_positive_int
 
 __all__ = ["build_report", "figure_data_uri"]
@@ -691,8 +696,11 @@ def _subtitle(tree: Any) -> str:
         description = str(spec.get("study", {}).get("description", ""))
     except (tomllib.TOMLDecodeError, AttributeError):
         description = ""
+    positive = positive_class_words(tree)
     return ("<p class='note'>" + (esc(description) + "<br>" if description else "")
-            + esc(", ".join(words)) + ".</p>")
+            + esc(", ".join(words)) + "."
+            + (f"<br>{esc(positive[0].upper() + positive[1:])}." if positive else "")
+            + "</p>")
 
 
 def _fold(section: str, anchor: str, title: str, hint: str) -> str:

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BestCell", "best_scenarios", "summary_section", "tables_section",
-           "tabulated_metrics"]
+__all__ = ["BestCell", "best_scenarios", "positive_class_words", "positive_classes",
+           "summary_section", "tables_section", "tabulated_metrics"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,34 @@ class BestCell:
     value: float
     raw: float
     margin: float
+
+
+def positive_classes(tree: Any) -> dict[str, tuple[str, str]]:
+    """``(negative, positive)`` class names of every two-class dataset of a cube.
+
+    Read from the ``class`` coordinate of ``/predictions/<dataset>`` (code 0,
+    then code 1: the class of every binary metric and diagram).
+    """
+    out = {}
+    predictions = tree["predictions"] if "predictions" in tree.children else None
+    if predictions is None:
+        return out
+    for name in predictions.children:
+        node = predictions[name]
+        if "class" in node.coords and node.sizes.get("class") == 2:
+            names = [str(c) for c in node["class"].values]
+            out[str(name)] = (names[0], names[1])
+    return out
+
+
+def positive_class_words(tree: Any) -> str:
+    """One line naming the positive class of each two-class dataset ("" when none)."""
+    found = positive_classes(tree)
+    if not found:
+        return ""
+    return ("positive class (code 1) of each two-class data set: "
+            + "; ".join(f"{d} {pos!r} (vs {neg!r})" for d, (neg, pos) in found.items())
+            + " (a spec chooses it with positive = \"...\")")
 
 
 def tabulated_metrics(tree: Any) -> list[str]:

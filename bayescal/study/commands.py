@@ -121,6 +121,14 @@ def _print_table(tree: Any, metric: str, fmt: str) -> None:
         raise click.BadParameter(str(exc), param_hint="--metric") from None
     text = format_table(table, fmt)
     click.echo(text, nl=not text.endswith("\n"))  # no blank last line in a CSV file
+    from bayescal.report.summary import positive_class_words
+
+    positive = positive_class_words(tree)
+    if positive:  # which class the binary metrics score, never left implicit
+        import textwrap
+
+        click.echo(textwrap.fill(positive[0].upper() + positive[1:] + ".", width=100),
+                   err=fmt != "text")
 
 
 _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "md", "latex", "html", "csv"]),

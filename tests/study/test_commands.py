@@ -28,7 +28,11 @@ def test_run_then_show(tiny_spec_path, tmp_path):
     assert table[0].split() == ["classifier", "scenario", "blobs", "iris"]
     assert [line.split()[:2] for line in table[2:5]] == [["nb", "raw"], ["nb", "sigmoid_cv"],
                                                          ["lr", "raw"]]
-    assert table[-1] == "means over folds; * best (lower is better); ! unconverged; - not run"
+    legend = table.index("means over folds; * best (lower is better); ! unconverged; - not run")
+    # the binary metrics' positive class is stated (blobs has two classes, iris three)
+    stated = " ".join(table[legend + 1:])
+    assert stated.startswith("Positive class (code 1) of each two-class data set: blobs '1'")
+    assert "iris" not in stated
     again = runner.invoke(main, ["run", str(tiny_spec_path), "--store", str(store), "-j", "1",
                                  "-q"])
     assert again.exit_code != 0 and "--resume" in again.output
