@@ -548,4 +548,5 @@ def instance_uncertainty_figure(
         label=mpl_text(f"{name}: mean and {int(round(100 * prob))}% credible interval"),
     )
     ax.set_title(mpl_text(f"{preds.name}: per-instance uncertainty of {name}"), fontsize="medium")
+    ax.set_ylabel(mpl_text(f"probability of {preds.class_names[1]!r}"))
     return fig

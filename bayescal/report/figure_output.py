@@ -162,6 +162,12 @@ def _prepare(fig: Any, min_font: float) -> None:
     """Clamp small text and rasterise dense artists of ``fig`` (in place)."""
     from matplotlib.text import Text
 
+    fig.draw_without_rendering()  # makes the tick labels, which are drawn lazily
+    for ax in fig.axes:
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            labels = [t for t in axis.get_ticklabels(which="both") if t.get_text()]
+            if labels and min(t.get_fontsize() for t in labels) < min_font:
+                ax.tick_params(axis=name, which="both", labelsize=min_font)
     for text in fig.findobj(Text):
         if text.get_text() and text.get_fontsize() < min_font:
             text.set_fontsize(min_font)

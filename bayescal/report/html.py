@@ -99,7 +99,7 @@ details.detail > summary { cursor: pointer; color: #1a4f8a; margin: 0.4em 0; }
 .table-cards { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
 .table-card { max-width: 30em; } .table-card h3 { margin-bottom: 0.2em; }
 section#summary h2 { margin-top: 0.8em; }
-.lead { max-width: 70em; } .caution { background: #fff8e1; border-left: 4px solid #f0ad4e;
+.lead { max-width: 70em; } .answer { font-size: 1.15em; max-width: 60em; } .caution { background: #fff8e1; border-left: 4px solid #f0ad4e;
        padding: 0.3em 0.8em; max-width: 70em; }
 table.verdicts td, table.verdicts thead th { text-align: left; vertical-align: top; }
 table.verdicts td { min-width: 14em; }
@@ -602,8 +602,9 @@ def build_report(
         "cube stores them; black crosses are the reference probe's probability of the same "
         "instances when the spec names one (metrics.probe). Binary datasets with a raw "
         "scenario only.",
-        "truth": "Synthetic data with known true probabilities (as in Kuhn et al.'s simulation "
-        "of Platt scaling after undersampling, Figs. 3–5): each point is a test instance; a "
+        "truth": "Synthetic data with known true probabilities (as in the simulation of Phelps, "
+        "Lizotte and Woolford, 'Using Platt's scaling for calibration after undersampling', "
+        "Figs. 3–5): each point is a test instance; a "
         "perfect estimator lies on the diagonal. Each panel's title gives its RMSE to the true "
         "probability.",
         "instances": f"For cells that give credible intervals (Bayesian probes), {n_instances} "

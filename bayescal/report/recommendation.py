@@ -185,6 +185,25 @@ _LEVEL_MARK = {"clear": "✔ clear", "likely": "● likely", "unclear": "? uncle
                "baseline": "= keep"}
 
 
+def _headline(recs: list[Recommendation]) -> str:
+    """One sentence (HTML) answering the question for the whole study."""
+    esc = html.escape
+    levels = [(r, certainty(r)[0]) for r in recs]
+
+    def cells(level: str) -> str:
+        return "; ".join(f"{esc(r.classifier)} → <b>{esc(r.scenario)}</b> on {esc(r.dataset)}"
+                         for r, lv in levels if lv == level)
+
+    if any(lv == "clear" for _, lv in levels):
+        return f"<b>Clear gains over the baseline</b>: {cells('clear')}."
+    if any(lv == "likely" for _, lv in levels):
+        return (f"<b>Likely gains over the baseline</b> (the test rejects equality, not every "
+                f"fold agrees): {cells('likely')}.")
+    return ("<b>No calibration is shown to beat the baseline here</b>: the best scenarios' "
+            "gains are within the fold-to-fold noise (no per-fold test rejects equality), "
+            "so keeping the uncalibrated classifier is as well supported as any calibration.")
+
+
 def recommendation_section(tree: Any, metric: str) -> str:
     """HTML: the answer to "which calibration should I use here, and how sure are we?".
 
@@ -261,11 +280,13 @@ def recommendation_section(tree: Any, metric: str) -> str:
         top = min(cands, key=lambda r: sign * r.value)
         best_overall.append(f"<li>on <b>{esc(d)}</b>: <b>{esc(top.classifier)} / "
                             f"{esc(top.scenario)}</b> ({esc(metric)} {top.value:.4f})</li>")
+    headline = _headline(recs)
     skipped = [str(c) for c in ds["classifier"].values if str(c) not in classifiers]
     skipped_html = (f"<p class='note'>Not in the table (fewer than two scenarios to choose "
                     f"between): {esc(', '.join(skipped))}.</p>" if skipped else "")
     return (
         "<section id='summary'><h2>Which calibration to use, and how sure we are</h2>"
+        f"<p class='answer'>{headline}</p>"
         f"<p class='lead'>Judged on <b>{esc(metric)}</b> (mean over the test folds{direction}). "
         "Each cell names the best scenario of that classifier on that data set, its gain over "
         "the baseline and how sure the gain is: <span class='level clear'>✔ clear</span> — the "

@@ -266,3 +266,52 @@ def test_quickstart_report_is_small_and_its_figure_text_readable(quickstart_repo
     # every section but the first screen is folded
     assert page.count("<details class='section'") >= 8
     assert not re.search(r"<details open[^>]*class='section'", page)
+
+
+def _diagnostics(page: str) -> str:
+    return page[page.index("<details class='section' id='diagnostics'>"):]
+
+
+def test_laplace_fits_are_not_said_to_pass_r_hat_or_ess(tmp_path):
+    # Laplace-like fits: no R-hat, no ESS, zero divergences (all "-" but divergences)
+    diag = _diagnostics(_build(_small(sampled=False), tmp_path / "r.html"))
+    assert "3 fits with a posterior that is not sampled" in diag
+    assert "no R-hat or ESS" in diag and "accuracy is not verified" in diag
+    assert "pass" not in diag.split("Per-fold table")[0]  # no claim of passing anything
+    assert "No fit has a diagnostic value to rank, so no worst fit is singled out" in diag
+    assert "Worst fit" not in diag
+    # the per-fold table is behind a click and leaves out the columns that are all "-"
+    table = diag[diag.index("<details class='detail'>"):]
+    assert "<th>rhat_max</th>" not in table and "<th>divergences</th>" in table
+
+
+def test_importance_sampling_checks_are_worded_as_such(tmp_path):
+    cube = _small(sampled=False)
+    m = cube["metrics"]
+    khat = xr.full_like(m["divergences"], np.nan)
+    khat.loc[{"classifier": "blr", "scenario": "raw"}] = [0.2, 0.9, 0.4]
+    m["pareto_k"] = khat
+    m["converged"].loc[{"classifier": "blr", "scenario": "raw", "fold": 1}] = False
+    diag = _diagnostics(_build(cube, tmp_path / "r.html"))
+    assert ("3 fits with an approximate posterior (Laplace, ADVI or EP), checked against the "
+            "exact log density by Pareto-smoothed importance sampling") in diag
+    assert "<b>1 of 3 fail</b>" in diag and "R-hat" not in diag.split("Per-fold table")[0]
+    assert "<th>pareto_k</th>" in diag and "<td>0.90</td>" in diag
+    assert "Worst fit: <b>d / blr / raw / fold 1</b>" in diag  # the failed one, largest k
+
+
+def test_a_metric_without_values_on_a_dataset_draws_no_empty_panel(tmp_path):
+    # real data: no true probabilities, so rmse_true / mae_true are NaN on "e"
+    cube = _small(datasets=("d", "e"), truth=("d",))
+    page = _build(cube, tmp_path / "r.html", metrics=["brier", "rmse_true"])
+    figure_text = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", page))
+    assert "no finished cell" not in figure_text and "not applicable" not in figure_text
+    assert "predicted against true probability on e" not in _alts(page)
+    from bayescal.report.html import _comparison_figure
+
+    ds = cube["metrics"].to_dataset()
+    for dataset, titles in (("d", ["d: brier per fold", "d: rmse_true per fold"]),
+                            ("e", ["e: brier per fold"])):
+        fig = _comparison_figure(ds, dataset, ["brier", "rmse_true"])
+        assert [ax.get_title() for ax in fig.axes] == titles
+    assert _comparison_figure(ds, "e", ["rmse_true"]) is None
