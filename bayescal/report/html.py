@@ -96,8 +96,9 @@ details.section > summary { cursor: pointer; padding: 0.2em 0; }
 details.section > summary h2 { display: inline; border: none; font-size: 1.3em; }
 details.section > summary .hint { color: #666; font-size: 0.9em; margin-left: 0.6em; }
 details.detail > summary { cursor: pointer; color: #1a4f8a; margin: 0.4em 0; }
+.pair { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: center; }
 .table-cards { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
-.table-card { max-width: 30em; } .table-card h3 { margin-bottom: 0.2em; }
+.table-card { max-width: 26em; } .table-card h3 { margin-bottom: 0.2em; }
 section#summary h2 { margin-top: 0.8em; }
 .lead { max-width: 70em; } .answer { font-size: 1.15em; max-width: 60em; } .caution { background: #fff8e1; border-left: 4px solid #f0ad4e;
        padding: 0.3em 0.8em; max-width: 70em; }
@@ -189,9 +190,9 @@ def _study_section(tree: Any) -> str:
         for k, v in sorted(versions.items())
     )
     return (
-        "<section id='study'><h2>Study</h2>"
-        f"<table>{table}</table>"
-        f"<h3>Package versions</h3><table>{vtable}</table>"
+        "<section id='study'><h2>Study</h2><div class='table-cards'>"
+        f"<div class='table-card'><h3>Run</h3><table>{table}</table></div>"
+        f"<div class='table-card'><h3>Package versions</h3><table>{vtable}</table></div></div>"
         "<details open><summary>Specification (TOML)</summary>"
         f"<pre>{esc(str(attrs.get('spec', '')))}</pre></details></section>"
     )

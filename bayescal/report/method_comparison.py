@@ -322,11 +322,10 @@ def comparison_section(tree: Any, metric: str, *, dpi: int = 150) -> str:
                 ax.set_title(f"{best} against {control}", fontsize=9)
             else:
                 ax = None
-            if ax is not None:
-                body.append(_img(ax.figure, f"{test} comparison of {clf}", dpi))
+            figure = "" if ax is None else _img(ax.figure, f"{test} comparison of {clf}", dpi)
             frame = comparison_frame(result)
-            body.append("<div class='scroll'>" + frame.to_html(float_format=lambda v: f"{v:.4f}")
-                        + "</div>")
+            body.append("<div class='pair'>" + figure + "<div class='scroll'>"
+                        + frame.to_html(float_format=lambda v: f"{v:.4f}") + "</div></div>")
     if not body:
         body.append("<p class='note'>No classifier has two scenarios to compare.</p>")
     text = (
