@@ -199,9 +199,10 @@ def _headline(recs: list[Recommendation]) -> str:
     if any(lv == "likely" for _, lv in levels):
         return (f"<b>Likely gains over the baseline</b> (the test rejects equality, not every "
                 f"fold agrees): {cells('likely')}.")
-    return ("<b>No calibration is shown to beat the baseline here</b>: the best scenarios' "
-            "gains are within the fold-to-fold noise (no per-fold test rejects equality), "
-            "so keeping the uncalibrated classifier is as well supported as any calibration.")
+    return ("<b>No calibration is shown to beat the baseline here</b>: for every classifier "
+            "and data set, the best scenario's gain is within the fold-to-fold noise (the "
+            "per-fold test does not reject equality with the baseline), so these results do "
+            "not favour a calibration over the uncalibrated classifier.")
 
 
 def recommendation_section(tree: Any, metric: str) -> str:
@@ -273,13 +274,16 @@ def recommendation_section(tree: Any, metric: str) -> str:
                if caution else "")
             + "<p class='note'>Tests across data sets: see <a href='#comparison'>Comparison "
               "across datasets</a>.</p>")
+    from bayescal.report.tables import study_table
+
+    table = study_table(tree, metric)  # every classifier, the probe included
     best_overall = []
-    for d in datasets:
-        cands = [r for r in recs if r.dataset == d]
-        sign = 1.0 if info is None or info.direction != "higher" else -1.0
-        top = min(cands, key=lambda r: sign * r.value)
-        best_overall.append(f"<li>on <b>{esc(d)}</b>: <b>{esc(top.classifier)} / "
-                            f"{esc(top.scenario)}</b> ({esc(metric)} {top.value:.4f})</li>")
+    for j, d in enumerate(table.datasets):
+        rows = np.flatnonzero(table.best[:, j])
+        if rows.size:
+            clf, scen = table.rows[int(rows[0])]
+            best_overall.append(f"<li>on <b>{esc(d)}</b>: <b>{esc(clf)} / {esc(scen)}</b> "
+                                f"({esc(metric)} {table.mean[rows[0], j]:.4f})</li>")
     headline = _headline(recs)
     skipped = [str(c) for c in ds["classifier"].values if str(c) not in classifiers]
     skipped_html = (f"<p class='note'>Not in the table (fewer than two scenarios to choose "

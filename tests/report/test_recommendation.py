@@ -57,6 +57,13 @@ def test_a_consistent_gain_is_clear_and_the_headline_says_so():
     page = recommendation_section(cube, "brier")
     assert "Clear gains over the baseline</b>: nb → <b>platt</b> on a" in page
     assert "Caution: only 2 data sets" in page  # Demšar 2006, below 5 data sets
+    # the best cell overall is the table's, a classifier with one scenario (blr) included
+    from bayescal.report.tables import study_table
+
+    table = study_table(cube, "brier")
+    for j, d in enumerate(table.datasets):
+        clf, scen = table.rows[int(np.flatnonzero(table.best[:, j])[0])]
+        assert f"on <b>{d}</b>: <b>{clf} / {scen}</b>" in page
 
 
 def test_higher_is_better_metrics_pick_the_largest_mean():
