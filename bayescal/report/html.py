@@ -208,9 +208,17 @@ def _warnings(tree: Any, diag: Any) -> str:
             for _, row in bad.head(25).iterrows()
         )
         more = f"<li>… and {len(bad) - 25} more (see Diagnostics)</li>" if len(bad) > 25 else ""
+        groups = _diagnostic_groups(bad)
+        checks = []
+        if len(groups["sampled"]):
+            checks.append(f"sampled fits: {threshold_words()}")
+        if len(groups["importance"]):
+            checks.append(f"approximate fits: Pareto k̂ > {_pareto_limit():g}")
+        if len(groups["unchecked"]):
+            checks.append("other fits: the verdict recorded when the cell ran")
         items.append(
             f"<p><b>{len(bad)} of {len(diag)} Bayesian fits failed their "
-            f"convergence diagnostics</b> ({esc(threshold_words())}); their probabilities "
+            f"convergence diagnostics</b> ({esc('; '.join(checks))}); their probabilities "
             "and intervals are not trustworthy, and they are never marked best (! in the "
             f"tables):</p><ul>{cells}{more}</ul>"
         )
@@ -304,13 +312,17 @@ def _diagnostic_groups(diag: Any) -> dict[str, Any]:
     }
 
 
-def _diagnostic_verdicts(diag: Any) -> str:
-    """One line per kind of check: what was checked and how many fits pass."""
+def _pareto_limit() -> float:
+    """The Pareto k̂ above which an approximate posterior fails (0.7 where not defined)."""
     from bayescal.probes.posterior import DiagnosticThresholds
 
+    return float(getattr(DiagnosticThresholds(), "pareto_k_max", 0.7))
+
+
+def _diagnostic_verdicts(diag: Any) -> str:
+    """One line per kind of check: what was checked and how many fits pass."""
     esc = html.escape
-    th = DiagnosticThresholds()
-    k_max = getattr(th, "pareto_k_max", 0.7)
+    k_max = _pareto_limit()
     out = []
     for kind, rows in _diagnostic_groups(diag).items():
         n = len(rows)

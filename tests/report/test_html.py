@@ -296,6 +296,9 @@ def test_importance_sampling_checks_are_worded_as_such(tmp_path):
     assert ("3 fits with an approximate posterior (Laplace, ADVI or EP), checked against the "
             "exact log density by Pareto-smoothed importance sampling") in diag
     assert "<b>1 of 3 fail</b>" in diag and "R-hat" not in diag.split("Per-fold table")[0]
+    page = _build(cube, tmp_path / "r2.html")
+    warning = page[page.index("id='warnings'"):page.index("</div>", page.index("id='warnings'"))]
+    assert "approximate fits: Pareto k̂ &gt; 0.7" in warning and "R-hat" not in warning
     assert "<th>pareto_k</th>" in diag and "<td>0.90</td>" in diag
     assert "Worst fit: <b>d / blr / raw / fold 1</b>" in diag  # the failed one, largest k
 
