@@ -98,7 +98,7 @@ details.section > summary .hint { color: #666; font-size: 0.9em; margin-left: 0.
 details.detail > summary { cursor: pointer; color: #1a4f8a; margin: 0.4em 0; }
 .pair { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: center; }
 .table-cards { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
-.table-card { max-width: 26em; } .table-card h3 { margin-bottom: 0.2em; }
+.table-card .note { max-width: 26em; } .table-card h3 { margin-bottom: 0.2em; }
 section#summary h2 { margin-top: 0.8em; }
 .lead { max-width: 70em; } .answer { font-size: 1.15em; max-width: 60em; } .caution { background: #fff8e1; border-left: 4px solid #f0ad4e;
        padding: 0.3em 0.8em; max-width: 70em; }
