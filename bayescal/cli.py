@@ -162,6 +162,18 @@ def _metrics_row(y: Any, proba: Any, kind: str, n_bins: int, strategy: str) -> d
 )
 @_data_dir_option
 @click.option(
+    "--label",
+    default="target",
+    show_default=True,
+    help="Name of the label column of a CSV/TSV file.",
+)
+@click.option(
+    "--positive",
+    default=None,
+    help="The positive class of a two-class target (code 1: the class of the diagram and "
+    "of every binary metric) [default: the later class in sorted order].",
+)
+@click.option(
     "--folds",
     type=click.IntRange(min=2),
     default=5,
@@ -194,6 +206,8 @@ def reliability_command(
     classifier: str,
     out_dir: Path,
     data_dir: Path | None,
+    label: str,
+    positive: str | None,
     folds: int,
     seed: int,
     n_bins: int,
@@ -203,7 +217,9 @@ def reliability_command(
 
     DATASET_OR_CSV is a bundled dataset name (see `bayescal datasets`), the stem
     of a file in the data directory, or a path to a CSV/TSV(.gz) file with a
-    `target` column. Out-of-fold probabilities come from
+    label column (`target`, or the one named by --label). For two classes the
+    positive class is the later in sorted order ("yes" over "no", 1 over 0)
+    unless --positive names it; the output states which it is. Out-of-fold probabilities come from
     cross_val_predict(method="predict_proba"); missing feature values are imputed
     with the median inside the pipeline (fitted on each training fold only).
     Binary data get the positive-class diagram; multi-class data the top-label
@@ -217,7 +233,7 @@ def reliability_command(
     from bayescal.report import plot_reliability_diagram
 
     try:
-        ds = load_dataset(dataset, data_dir)
+        ds = load_dataset(dataset, data_dir, label=label, positive=positive)
     except (ValueError, TypeError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
     from bayescal.assessment.command import probability_columns_warning
@@ -232,6 +248,7 @@ def reliability_command(
         "classifier": classifier,
         "n_samples": ds.n_samples,
         "n_classes": ds.n_classes,
+        "positive_class": ds.class_names[1] if ds.n_classes == 2 else "",
         "n_missing": ds.n_missing,
         "folds": folds,
         "seed": seed,
@@ -267,7 +284,13 @@ def reliability_command(
     table.to_csv(metrics_csv, index=False)
     curve.to_frame().to_csv(curve_csv, index=False)
 
-    click.echo(table.drop(columns=["log_loss_eps"]).to_string(index=False, float_format="%.4f"))
+    click.echo(table.drop(columns=["log_loss_eps", "positive_class"])
+               .to_string(index=False, float_format="%.4f"))
+    if kind == "binary":
+        how = "chosen with --positive" if positive is not None else (
+            "the later in sorted order; choose with --positive")
+        click.echo(f"positive class: {ds.class_names[1]!r} (against {ds.class_names[0]!r}; "
+                   f"{how}).")
     if ds.n_missing:
         click.echo(
             f"{ds.n_missing} missing feature values were imputed with the training-fold median."

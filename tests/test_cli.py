@@ -54,6 +54,9 @@ def test_reliability_breast_cancer_quickstart(runner, tmp_path):
     # Gaussian NB is accurate but over-confident on this set
     assert 0.9 < table.loc[0, "accuracy"] < 0.97
     assert "accuracy" in result.output and "wrote" in result.output
+    assert table.loc[0, "positive_class"] == "benign"
+    assert "positive class: 'benign' (against 'malignant'; the later in sorted order" in (
+        result.output)
 
     # the numbers are those of an independent cross-validation with the same seed
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
@@ -158,12 +161,35 @@ def test_reliability_errors(runner, tmp_path, args, message):
     assert not isinstance(result.exception, (ValueError, TypeError))  # clean error, no traceback
 
 
+def test_reliability_label_column_and_positive_class(runner, tmp_path):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(150, 2))
+    outcome = np.where(x[:, 0] + rng.normal(size=150) > 0, "yes", "no")
+    csv = tmp_path / "visits.csv"
+    pd.DataFrame({"a": x[:, 0], "outcome": outcome, "b": x[:, 1]}).to_csv(csv, index=False)
+    runs = {}
+    for positive in ("yes", "no"):
+        out = tmp_path / positive
+        result = runner.invoke(main, ["reliability", str(csv), "--label", "outcome",
+                                      "--positive", positive, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert f"positive class: {positive!r}" in result.output and "--positive" in result.output
+        runs[positive] = pd.read_csv(out / "metrics_visits.csv")
+        assert runs[positive].loc[0, "positive_class"] == positive
+    # the same folds and classifier: swapping the positive class keeps accuracy and Brier
+    assert runs["yes"].loc[0, "accuracy"] == pytest.approx(runs["no"].loc[0, "accuracy"])
+    assert runs["yes"].loc[0, "brier"] == pytest.approx(runs["no"].loc[0, "brier"])
+    bad = runner.invoke(main, ["reliability", str(csv), "--label", "outcome", "--positive",
+                               "maybe", "--out", str(tmp_path)])
+    assert bad.exit_code == 1 and "'maybe' is not a class" in bad.output
+
+
 def test_reliability_missing_target_column(runner, tmp_path):
     csv = tmp_path / "bad.csv"
     pd.DataFrame({"a": [1, 2, 3], "label": [0, 1, 0]}).to_csv(csv, index=False)
     result = runner.invoke(main, ["reliability", str(csv), "--out", str(tmp_path)])
     assert result.exit_code == 1
-    assert "target" in result.output
+    assert "target" in result.output and "--label" in result.output
 
 
 def test_console_entry_runs_main_then_freezes_for_a_quick_exit(monkeypatch):

@@ -7,8 +7,8 @@ variable.
 
 File format
 -----------
-One header row; one label column named ``target``; every other column is a
-feature. ``.csv`` files are comma-separated, ``.tsv`` files tab-separated, and
+One header row; one label column, named ``target`` unless ``label=`` names
+another; every other column is a feature. ``.csv`` files are comma-separated, ``.tsv`` files tab-separated, and
 either may be gzip-compressed (``.csv.gz``, ``.tsv.gz``). Missing values are
 empty fields (plus any strings given in ``na_values``). pandas does the reading.
 
@@ -26,9 +26,11 @@ Target
     A numeric target with whole-number values or a text target is encoded to the
     codes ``0 .. K-1`` in sorted order of the distinct values (numeric order for
     numbers, string order for text); :attr:`Dataset.class_names` holds the
-    original values as text, in code order. A target with missing values, or a
-    numeric target with fractional values (a regression target) without
-    ``binary=``, is an error.
+    original values as text, in code order. For two classes code 1 is the
+    *positive* class: by default the later in that order (``"yes"`` over
+    ``"no"``, ``1`` over ``0``), or the class named by ``positive=``. A target
+    with missing values, or a numeric target with fractional values (a
+    regression target) without ``binary=``, is an error.
 """
 
 from __future__ import annotations
@@ -311,11 +313,14 @@ def _read_header(path: Path) -> list[str]:
     return header
 
 
-def _check_target_present(columns: list[str], path: Path) -> None:
-    if TARGET_COLUMN not in columns:
+def _check_target_present(columns: list[str], path: Path, label: str = TARGET_COLUMN) -> None:
+    if label not in columns:
+        remedy = (f"the label column must be named {TARGET_COLUMN!r}, or name it with "
+                  "label= (spec: label = \"...\"; CLI: --label)" if label == TARGET_COLUMN
+                  else "check the label= name")
         raise ValueError(
-            f"data file {str(path)!r} has no {TARGET_COLUMN!r} column; the label column "
-            f"must be named {TARGET_COLUMN!r}. Columns present: {columns}."
+            f"data file {str(path)!r} has no {label!r} column; {remedy}. "
+            f"Columns present: {columns}."
         )
 
 
@@ -345,7 +350,8 @@ def _encode_feature(column: pd.Series, where: str) -> tuple[np.ndarray, list[str
 
 
 def _encode_target(
-    target: pd.Series | np.ndarray, where: str, binary: BinarySpec = None
+    target: pd.Series | np.ndarray, where: str, binary: BinarySpec = None,
+    label: str = TARGET_COLUMN,
 ) -> tuple[np.ndarray, list[str]]:
     """Encode target values to codes 0..K-1 (or 0/1 with ``binary``)."""
     import pandas as pd
@@ -355,7 +361,7 @@ def _encode_target(
     if missing.any():
         rows = np.flatnonzero(missing)[:5].tolist()
         raise ValueError(
-            f"the {TARGET_COLUMN!r} column of {where} has {int(missing.sum())} missing "
+            f"the {label!r} column of {where} has {int(missing.sum())} missing "
             f"values (first rows {rows}); every row needs a label. Remove those rows from "
             "the file first."
         )
@@ -365,18 +371,18 @@ def _encode_target(
         return _binarize(values, numeric, binary, where)
     if numeric:
         if not np.all(np.isfinite(values.astype(np.float64))):
-            raise ValueError(f"the {TARGET_COLUMN!r} column of {where} contains inf.")
+            raise ValueError(f"the {label!r} column of {where} contains inf.")
         if values.dtype.kind == "f" and np.any(values != np.round(values)):
             frac = values[values != np.round(values)][:3].tolist()
             raise ValueError(
-                f"the {TARGET_COLUMN!r} column of {where} holds fractional numbers "
+                f"the {label!r} column of {where} holds fractional numbers "
                 f"(e.g. {frac}); it looks like a regression target, not class labels. "
                 "Pass binary=callable (e.g. lambda t: t > 0.5) to threshold it."
             )
     classes, codes = np.unique(values, return_inverse=True)
     if classes.size < 2:
         raise ValueError(
-            f"the {TARGET_COLUMN!r} column of {where} holds a single class "
+            f"the {label!r} column of {where} holds a single class "
             f"({classes[0]!r}); at least two are needed."
         )
     return codes.astype(np.int64).ravel(), [str(c) for c in classes]
@@ -450,18 +456,19 @@ def _load_sklearn(name: str, binary: BinarySpec) -> Dataset:
     )
 
 
-def _load_file(path: Path, binary: BinarySpec, na_values: list[str]) -> Dataset:
+def _load_file(path: Path, binary: BinarySpec, na_values: list[str],
+               label: str = TARGET_COLUMN) -> Dataset:
     frame = _read_table(path, na_values)
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
-    _check_target_present(columns, path)
+    _check_target_present(columns, path, label)
     where = f"data file {str(path)!r}"
     if frame.shape[0] == 0:
         raise ValueError(f"{where} has a header but no data rows.")
-    feature_names = [c for c in columns if c != TARGET_COLUMN]
+    feature_names = [c for c in columns if c != label]
     if not feature_names:
-        raise ValueError(f"{where} has only the {TARGET_COLUMN!r} column and no features.")
-    y, class_names = _encode_target(frame[TARGET_COLUMN], where, binary)
+        raise ValueError(f"{where} has only the {label!r} column and no features.")
+    y, class_names = _encode_target(frame[label], where, binary, label)
     X = np.empty((frame.shape[0], len(feature_names)), dtype=np.float64)
     categories: dict[str, list[str]] = {}
     for j, col in enumerate(feature_names):
@@ -487,6 +494,8 @@ def load_dataset(
     binary: BinarySpec = None,
     dropna: bool = False,
     na_values: list[str] | tuple[str, ...] | None = None,
+    label: str = TARGET_COLUMN,
+    positive: str | Real | None = None,
 ) -> Dataset:
     """Load a classification dataset by name or path.
 
@@ -518,6 +527,15 @@ def load_dataset(
     na_values : list of str, optional
         Extra strings (besides the empty field) that mark a missing value in a
         file, e.g. ``["?"]``.
+    label : str, default="target"
+        Name of the label column of a data file (scikit-learn sets have their
+        own labels: only the default is accepted for them).
+    positive : str or number, optional
+        For a two-class target, the class that becomes code 1 (the positive
+        class of every binary metric and diagram), matched with the class
+        names as text (``1`` matches ``"1"``); the class names keep their
+        values, positive last. Default: the later class in sorted order. For
+        more classes use ``binary=`` (one-vs-rest).
 
     Returns
     -------
@@ -533,7 +551,9 @@ def load_dataset(
         ``target`` column (the message lists the columns present), no rows, no
         features, or cannot be parsed; if the target has missing values, a single
         class, or fractional numbers without ``binary``; if ``binary`` leaves one
-        class empty; if ``dropna`` leaves no rows.
+        class empty; if ``dropna`` leaves no rows; if ``positive`` is not one of
+        two classes, or is given with ``binary``; if ``label`` is not the
+        default for a scikit-learn set.
 
     Notes
     -----
@@ -552,6 +572,8 @@ def load_dataset(
     ((150, 4), 3, ['setosa', 'versicolor', 'virginica'])
     >>> load_dataset("breast_cancer", binary="malignant").class_names
     ['not malignant', 'malignant']
+    >>> load_dataset("breast_cancer", positive="malignant").class_names
+    ['benign', 'malignant']
     """
     if not isinstance(dropna, bool):
         raise TypeError(f"`dropna` must be True or False; got {dropna!r}.")
@@ -570,14 +592,57 @@ def load_dataset(
             f"`binary` must be a callable, a class label (str or number) or None; "
             f"got {binary!r} of type {type(binary).__name__}."
         )
+    if not isinstance(label, str) or not label:
+        raise TypeError(f"`label` must be a non-empty column name (str); got {label!r}.")
+    if positive is not None:
+        if isinstance(positive, bool) or not isinstance(positive, str | Real):
+            raise TypeError(f"`positive` must be a class label (str or number) or None; got "
+                            f"{positive!r} of type {type(positive).__name__}.")
+        if binary is not None:
+            raise ValueError("give either `binary` (one-vs-rest, any number of classes) or "
+                             "`positive` (which of two classes is positive), not both.")
     source = locate_dataset(name, data_dir)
     if source == "sklearn":
+        if label != TARGET_COLUMN:
+            raise ValueError(f"`label`={label!r} applies to data files; the scikit-learn set "
+                             f"{os.fspath(name)!r} has its own labels.")
         dataset = _load_sklearn(os.fspath(name), binary)
     else:
-        dataset = _load_file(Path(source), binary, extra)
+        dataset = _load_file(Path(source), binary, extra, label)
+    if positive is not None:
+        dataset = _with_positive(dataset, positive)
     if dropna:
         dataset = _drop_incomplete_rows(dataset)
     return dataset
+
+
+def _with_positive(dataset: Dataset, positive: str | Real) -> Dataset:
+    """The dataset with class ``positive`` as code 1 (two classes only)."""
+    names = dataset.class_names
+    if len(names) != 2:
+        raise ValueError(
+            f"`positive`={positive!r} names the positive class of a two-class target, but "
+            f"{dataset.name!r} has {len(names)} classes {names[:20]}; use binary={positive!r} "
+            "for one class against the rest.")
+    hits = [k for k, n in enumerate(names) if _same_label(positive, n)]
+    if not hits:
+        raise ValueError(f"`positive`={positive!r} is not a class of {dataset.name!r}; "
+                         f"classes: {names}.")
+    if hits[0] == 1:
+        return dataset
+    return Dataset(X=dataset.X, y=1 - dataset.y, feature_names=dataset.feature_names,
+                   class_names=[names[1], names[0]], name=dataset.name, source=dataset.source,
+                   categories=dataset.categories)
+
+
+def _same_label(wanted: Any, name: str) -> bool:
+    """Whether a label given by a person (text or number) names class ``name``."""
+    if str(wanted) == name:
+        return True
+    try:
+        return float(wanted) == float(name)
+    except (TypeError, ValueError):
+        return False
 
 
 def locate_dataset(

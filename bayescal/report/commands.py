@@ -35,9 +35,10 @@ __all__ = ["report_command"]
 @click.option(
     "--dpi",
     type=click.IntRange(min=10),
-    default=80,
+    default=150,
     show_default=True,
-    help="Resolution of the embedded figures.",
+    help="Resolution of the rasterised parts of the figures (point clouds); text, axes "
+    "and lines are vector (inline SVG).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def report_command(

@@ -15,7 +15,42 @@ from typing import Any
 
 import click
 
-__all__ = ["applicable_methods", "compare_command", "comparison_frame", "comparison_summary"]
+__all__ = ["MIN_DATASETS", "applicable_methods", "compare_command", "comparison_frame",
+           "comparison_summary", "few_datasets_caution"]
+
+#: Fewer data sets than this and a cross-dataset verdict is only descriptive
+#: (Demšar 2006 asks for "a sufficient number" of data sets; the Friedman
+#: statistic's chi-square and F approximations and the Wilcoxon and Bayesian
+#: signed-rank tests have almost no power with 2-4).
+MIN_DATASETS = 5
+
+
+def few_datasets_caution(n_datasets: int) -> str | None:
+    """The caution printed with a comparison across fewer than :data:`MIN_DATASETS` data sets.
+
+    Parameters
+    ----------
+    n_datasets : int
+        Data sets the comparison used.
+
+    Returns
+    -------
+    str or None
+        One sentence, or None from :data:`MIN_DATASETS` data sets on.
+
+    References
+    ----------
+    J. Demšar (2006). Statistical comparisons of classifiers over multiple
+    data sets. Journal of Machine Learning Research 7, 1-30.
+    """
+    if n_datasets >= MIN_DATASETS:
+        return None
+    return (
+        f"caution: only {n_datasets} data set{'s' if n_datasets != 1 else ''}; a comparison "
+        f"across data sets needs at least {MIN_DATASETS} to mean much (Demšar 2006, "
+        "'Statistical comparisons of classifiers over multiple data sets'): with fewer, "
+        "ranks and p-values describe these data sets only, and the tests have little power."
+    )
 
 
 def applicable_methods(metrics: Any, classifier: Any) -> list[Any]:
@@ -116,10 +151,25 @@ def comparison_summary(result: Any) -> str:
               help="Cells whose posterior failed its diagnostics.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the signed-rank samples and the hierarchical sampler.")
+@click.option("--tune", type=click.IntRange(min=1), default=None,
+              help="Hierarchical test: NUTS tuning steps per chain [default: 1000].")
+@click.option("--draws", type=click.IntRange(min=1), default=None,
+              help="Hierarchical test: NUTS draws per chain [default: 1000].")
+@click.option("--target-accept", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=None,
+              help="Hierarchical test: NUTS target acceptance rate; raise it (e.g. 0.99) "
+                   "when the sampler reports divergences [default: 0.9].")
 def compare_command(store: str, metric: str, test: str, rope: float, control: str | None,
                     classifiers: tuple[str, ...], alpha: float, missing: str, unconverged: str,
-                    seed: int) -> None:
-    """Compare the scenarios of each classifier in STORE across its datasets."""
+                    seed: int, tune: int | None, draws: int | None,
+                    target_accept: float | None) -> None:
+    """Compare the scenarios of each classifier in STORE across its datasets.
+
+    Fewer than 5 data sets print a caution (Demšar 2006): the verdict then
+    describes these data sets only. The hierarchical test samples with NUTS;
+    --tune, --draws and --target-accept set its sampler when it warns of
+    divergences or low effective sample sizes.
+    """
     import warnings
 
     from bayescal.cube import open_results
@@ -130,6 +180,12 @@ def compare_command(store: str, metric: str, test: str, rope: float, control: st
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     metrics = tree["metrics"].to_dataset()
+    sampler = {k: v for k, v in (("tune", tune), ("draws", draws),
+                                 ("target_accept", target_accept)) if v is not None}
+    if sampler and test != "hierarchical":
+        raise click.BadParameter(
+            f"{', '.join('--' + k.replace('_', '-') for k in sampler)} only apply to "
+            f"--test hierarchical (got --test {test}).", param_hint="--test")
     if test != "friedman" and control is None:
         control = "raw"
     chosen = list(classifiers) or metrics["classifier"].values.tolist()
@@ -151,10 +207,14 @@ def compare_command(store: str, metric: str, test: str, rope: float, control: st
                 result = compare_methods(
                     tree, metric, methods=methods, test=test, control=control,
                     select={"classifier": clf}, rope=rope, alpha=alpha, missing=missing,
-                    unconverged=unconverged, random_state=seed)
+                    unconverged=unconverged, random_state=seed,
+                    hierarchical_options=sampler or None)
         except (ValueError, TypeError) as exc:
             raise click.ClickException(f"classifier {clf!r}: {exc}") from None
         for w in caught:
             click.echo(f"  warning: {w.message}")
         click.echo(comparison_summary(result))
+        caution = few_datasets_caution(result.sizes["dataset"])
+        if caution:
+            click.echo(f"  {caution}")
         click.echo(comparison_frame(result).to_string(float_format=lambda v: f"{v:.4f}"))

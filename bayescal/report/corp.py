@@ -173,31 +173,22 @@ def corp_grid_figure(
         return None
     from bayescal.report.cube_figures import _cell_grid
 
-    def draw(ax: Axes, rows: np.ndarray, proba: np.ndarray, first: bool) -> None:
+    def draw(ax: Axes, rows: np.ndarray, proba: np.ndarray, first: bool) -> str:
         plot_corp_reliability_diagram(
             preds.y[rows], proba, ax=ax, level=level, n_resamples=n_resamples
         )
-        legend = ax.get_legend()
-        decomposition = legend.get_texts()[-1].get_text()
-        if first:
-            legend.set_loc("upper left")
-            for text in legend.get_texts():
-                text.set_fontsize("xx-small")
-        else:  # the grid keeps the first legend only; every panel keeps its decomposition
-            legend.remove()
-            ax.text(
-                0.98,
-                0.02,
-                decomposition.replace(" = ", "\n= "),
-                transform=ax.transAxes,
-                ha="right",
-                va="bottom",
-                fontsize="xx-small",
-            )
+        # the decomposition goes in the panel title, outside the data (and out of the legend)
+        line = next(ln for ln in ax.lines if ln.get_label().startswith(("Brier ", "log ")))
+        words = line.get_label().split()  # "Brier s = MCB a − DSC b + UNC c"
+        line.set_label("_nolegend_")
+        ax.set_aspect("equal")
+        return f"MCB {words[4]}  DSC {words[7]}  UNC {words[10]}"
 
     return _cell_grid(
         preds,
         f"{preds.name}: CORP reliability (positive class {preds.class_names[1]!r}, "
         f"{int(round(100 * level))}% consistency bands; Brier = MCB − DSC + UNC)",
         draw,
+        xlabel="forecast probability",
+        ylabel="conditional event probability (PAV)",
     )

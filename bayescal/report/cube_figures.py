@@ -39,7 +39,9 @@ __all__ = [
     "true_vs_predicted_figure",
 ]
 
-_PANEL = 2.6  # inches per grid panel
+_PANEL = 2.3  # inches per grid panel (at most; narrower when there are many columns)
+#: Font size (points) of panel text; the report never draws text smaller (see figure_output).
+MIN_FONT_SIZE = 9
 
 
 def mpl_text(text: Any) -> str:
@@ -139,78 +141,80 @@ class CubePredictions:
 
 
 def _cell_grid(
-    preds: CubePredictions, title: str, draw: Callable[[Axes, np.ndarray, np.ndarray, bool], None]
+    preds: CubePredictions,
+    title: str,
+    draw: Callable[[Axes, np.ndarray, np.ndarray, bool], str | None],
+    *,
+    xlabel: str,
+    ylabel: str,
 ) -> Figure:
-    """A figure with one panel per classifier (row) x scenario (column).
+    """Small multiples: one row per classifier, its scenarios side by side.
 
-    Axes are made only for cells with predictions (a 6 x 8 grid of a large
-    study is half empty); the others get a grey note. The layout is fixed
-    (no constrained layout: it costs more than the drawing on large grids).
+    Only cells with predictions get a panel (a scenario that does not apply
+    to a classifier, or did not run, leaves no empty box: the row is shorter
+    and every panel is titled with its scenario); a classifier without any
+    cell gets no row. ``draw`` fills one panel and may return a second title
+    line (e.g. the panel's score). The legend of the first panel becomes one
+    figure legend above the panels, outside the data; the axis labels are
+    written once for the figure. The layout is fixed (no constrained layout:
+    it costs more than the drawing on large grids).
     """
     from matplotlib.figure import Figure
 
-    n_rows, n_cols = len(preds.classifiers), len(preds.scenarios)
-    width, height = max(_PANEL * n_cols + 0.8, 4.0), _PANEL * n_rows + 0.9
+    rows = []
+    for c in range(len(preds.classifiers)):
+        cells = [(s, cell) for s in range(len(preds.scenarios))
+                 if (cell := preds.cell(c, s)) is not None]
+        if cells:
+            rows.append((c, cells))
+    if not rows:
+        raise ValueError(f"dataset {preds.name!r} has no finished cell to draw.")
+    n_rows = len(rows)
+    n_cols = max(len(cells) for _, cells in rows)
+    panel = min(_PANEL, 11.6 / n_cols)
+    top, bottom, left = 1.25, 0.75, 1.05
+    width = panel * n_cols + left + 0.2
+    height = panel * n_rows + top + bottom
     fig = Figure(figsize=(width, height))
     gs = fig.add_gridspec(
         n_rows,
         n_cols,
-        left=0.75 / width,
-        right=1 - 0.15 / width,
-        bottom=0.45 / height,
-        top=1 - 0.75 / height,
-        wspace=0.38,
-        hspace=0.42,
+        left=left / width,
+        right=1 - 0.2 / width,
+        bottom=bottom / height,
+        top=1 - top / height,
+        wspace=0.28,
+        hspace=0.5,
     )
-    first = True
-    for c in range(n_rows):
-        for s in range(n_cols):
-            cell = preds.cell(c, s)
-            if cell is None:
-                box = gs[c, s].get_position(fig)
-                note = "not applicable" if not preds.applicable[c, s] else "not run"
-                fig.text(
-                    (box.x0 + box.x1) / 2,
-                    (box.y0 + box.y1) / 2,
-                    note,
-                    ha="center",
-                    va="center",
-                    color="0.5",
-                    fontsize="small",
-                )
-                continue
-            ax = fig.add_subplot(gs[c, s])
-            draw(ax, cell[0], cell[1], first)
-            ax.set_title("")
+    handles: list[Any] = []
+    labels: list[str] = []
+    for r, (c, cells) in enumerate(rows):
+        for k, (s, (idx, proba)) in enumerate(cells):
+            ax = fig.add_subplot(gs[r, k])
+            sub = draw(ax, idx, proba, not handles)
+            if not handles:
+                handles, labels = ax.get_legend_handles_labels()
             legend = ax.get_legend()
-            if legend is not None and not first:
+            if legend is not None:
                 legend.remove()
-            ax.xaxis.label.set_fontsize("x-small")
-            ax.yaxis.label.set_fontsize("x-small")
-            ax.tick_params(labelsize="x-small")
-            first = False
-    for s, scen in enumerate(preds.scenarios):
-        box = gs[0, s].get_position(fig)
-        fig.text(
-            (box.x0 + box.x1) / 2,
-            box.y1 + 0.12 / height,
-            mpl_text(scen),
-            ha="center",
-            va="bottom",
-            fontweight="bold",
-        )
-    for c, clf in enumerate(preds.classifiers):
-        box = gs[c, 0].get_position(fig)
-        fig.text(
-            0.12 / width,
-            (box.y0 + box.y1) / 2,
-            mpl_text(clf),
-            rotation=90,
-            ha="left",
-            va="center",
-            fontweight="bold",
-        )
-    fig.suptitle(mpl_text(title), y=1 - 0.12 / height, va="top")
+            ax.set_title(mpl_text(preds.scenarios[s]) + (f"\n{sub}" if sub else ""),
+                         fontsize=MIN_FONT_SIZE)
+            ax.set_xlabel("")
+            ax.set_ylabel("")
+            ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
+            ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"] if k == 0 else [])
+            ax.tick_params(labelsize=MIN_FONT_SIZE)
+        box = gs[r, 0].get_position(fig)
+        fig.text(0.45 / width, (box.y0 + box.y1) / 2, mpl_text(preds.classifiers[c]),
+                 rotation=90, ha="left", va="center", fontweight="bold",
+                 fontsize=MIN_FONT_SIZE + 1)
+    fig.suptitle(mpl_text(title), y=1 - 0.1 / height, va="top", fontsize=MIN_FONT_SIZE + 2)
+    if handles:
+        fig.legend(handles, [mpl_text(t) for t in labels], loc="upper center",
+                   bbox_to_anchor=(0.5, 1 - 0.42 / height), ncol=min(len(handles), 4),
+                   frameon=False, fontsize=MIN_FONT_SIZE)
+    fig.supxlabel(xlabel, y=0.12 / height, va="bottom", fontsize=MIN_FONT_SIZE + 1)
+    fig.supylabel(ylabel, x=0.08 / width, ha="left", fontsize=MIN_FONT_SIZE + 1)
     return fig
 
 
@@ -248,14 +252,19 @@ def reliability_grid_figure(
             ax=ax,
             show_histogram=False,
             style="points",
-            label="observed rate",
+            label=f"observed rate ({int(round(100 * confidence))}% Wilson interval)",
         )
+        ax.set_aspect("equal")
 
     event = f"positive class {preds.class_names[1]!r}" if preds.binary else "top label"
     return _cell_grid(
         preds,
-        f"{preds.name}: reliability ({event}, {int(round(100 * confidence))}% Wilson intervals)",
+        f"{preds.name}: reliability ({event})",
         draw,
+        xlabel="mean predicted probability in the bin"
+        + (f" (of {preds.class_names[1]!r})" if preds.binary else " (top label)"),
+        ylabel="observed rate" + (f" of {preds.class_names[1]!r}" if preds.binary
+                                  else " of the top label"),
     )
 
 
@@ -311,25 +320,49 @@ def calibration_map_figure(
             panels[clf] = maps
     if not panels:
         return None
-    width = max(3.4 * len(panels), 4.0)
-    fig = Figure(figsize=(width, 3.9))
-    fig.subplots_adjust(left=0.8 / width, right=0.98, bottom=0.14, top=0.84, wspace=0.3)
-    axes = np.atleast_1d(fig.subplots(1, len(panels), squeeze=False)[0])
-    for ax, (clf, maps) in zip(axes, panels.items(), strict=True):
+    names = list(dict.fromkeys(label for maps in panels.values() for label in maps))
+    colours = {
+        label: "black" if label.startswith("reference probe ") else f"C{i % 10}"
+        for i, label in enumerate(names)
+    }
+    n = len(panels)
+    side = min(3.0, 10.0 / n)
+    width = side * n + 0.9 + 0.3
+    height = side + 1.9
+    fig = Figure(figsize=(width, height))
+    fig.subplots_adjust(left=0.9 / width, right=1 - 0.3 / width, bottom=0.75 / height,
+                        top=1 - 1.15 / height, wspace=0.12)
+    axes = np.atleast_1d(fig.subplots(1, n, squeeze=False, sharey=True)[0])
+    for k, (ax, (clf, maps)) in enumerate(zip(axes, panels.items(), strict=True)):
         for label, (score, values) in maps.items():
             plot_calibration_map({mpl_text(label): values}, score, prob=prob, ax=ax)
             line = ax.lines[-2]  # the map just drawn (the identity follows it)
             line.set_linestyle("none")
-            line.set_marker(".")
+            line.set_marker("x" if label.startswith("reference probe ") else ".")
             line.set_markersize(3)
-            if label.startswith("reference probe "):
-                line.set_color("black")
-                line.set_marker("x")
+            line.set_color(colours[label])
+            for band in ax.collections[-1:]:
+                if band.get_label().startswith(f"{line.get_label()}: "):
+                    band.set_color(colours[label])
         _dedupe_identity(ax)
-        ax.set_title(mpl_text(clf), fontsize="medium", fontweight="bold")
-        ax.set_xlabel(f"raw score ({mpl_text(preds.scenarios[raw])})", fontsize="small")
-        ax.legend(fontsize="x-small", loc="upper left", markerscale=3)
-    fig.suptitle(mpl_text(f"{preds.name}: calibrated probability against raw score"))
+        legend = ax.get_legend()
+        if legend is not None:
+            legend.remove()
+        ax.set_title(mpl_text(clf), fontsize=MIN_FONT_SIZE + 1, fontweight="bold")
+        ax.set_xlabel(f"raw score ({mpl_text(preds.scenarios[raw])})", fontsize=MIN_FONT_SIZE)
+        ax.set_ylabel("calibrated probability" if k == 0 else "", fontsize=MIN_FONT_SIZE)
+        ax.set_aspect("equal")
+        ax.tick_params(labelsize=MIN_FONT_SIZE)
+    handles, labels = [], []
+    for ax in axes:  # one legend for the figure, every scenario once, above the panels
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 1 - 0.4 / height),
+               ncol=min(len(labels), 4), frameon=False, fontsize=MIN_FONT_SIZE, markerscale=3)
+    fig.suptitle(mpl_text(f"{preds.name}: calibrated probability against raw score"),
+                 y=1 - 0.08 / height, va="top", fontsize=MIN_FONT_SIZE + 2)
     return fig
 
 
@@ -348,15 +381,22 @@ def true_vs_predicted_figure(preds: CubePredictions, *, max_points: int = 600) -
     if preds.p_true is None or not preds.binary:
         raise ValueError(f"dataset {preds.name!r} has no true probabilities of a binary target.")
 
-    def draw(ax: Axes, rows: np.ndarray, proba: np.ndarray, first: bool) -> None:
+    def draw(ax: Axes, rows: np.ndarray, proba: np.ndarray, first: bool) -> str:
         plot_true_vs_predicted(preds.p_true[rows], proba, ax=ax, max_points=max_points)
         legend = ax.get_legend()
-        if legend is not None and not first:  # keep only the panel's RMSE
-            rmse = legend.get_texts()[0].get_text()
-            legend.remove()
-            ax.text(0.03, 0.97, rmse, transform=ax.transAxes, va="top", fontsize="x-small")
+        rmse = legend.get_texts()[0].get_text()  # "RMSE 0.081", over every point
+        points = ax.collections[0]
+        points.set_label("test instance")
+        return rmse
 
-    return _cell_grid(preds, f"{preds.name}: predicted against true probability", draw)
+    return _cell_grid(
+        preds,
+        f"{preds.name}: predicted against true probability of {preds.class_names[1]!r} "
+        "(panel title: RMSE to the truth)",
+        draw,
+        xlabel="true probability",
+        ylabel="predicted probability",
+    )
 
 
 def plot_instance_intervals(
@@ -508,4 +548,5 @@ def instance_uncertainty_figure(
         label=mpl_text(f"{name}: mean and {int(round(100 * prob))}% credible interval"),
     )
     ax.set_title(mpl_text(f"{preds.name}: per-instance uncertainty of {name}"), fontsize="medium")
+    ax.set_ylabel(mpl_text(f"probability of {preds.class_names[1]!r}"))
     return fig

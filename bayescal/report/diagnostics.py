@@ -79,7 +79,7 @@ def diagnostics_table(
     missing = [v for v in _DIAGNOSTICS if v not in ds]
     if missing:
         raise ValueError(f"the cube has no diagnostic variable(s) {missing}; is it a study cube?")
-    extra = [v for v in ("ess_tail_min", "n_chains") if v in ds]
+    extra = [v for v in ("ess_tail_min", "pareto_k", "n_chains") if v in ds]
     recorded = "converged" in ds and thresholds is None
     names = [*_DIAGNOSTICS, *extra, *(["converged"] if recorded else [])]
     frame = ds[names].to_dataframe().reset_index()
@@ -110,12 +110,27 @@ def worst_fit(table: pd.DataFrame) -> pd.Series | None:
     """The row of :func:`diagnostics_table` with the worst convergence.
 
     Worst means: most failures first, then largest R-hat, then most
-    divergences, then smallest bulk ESS. None for an empty table.
+    divergences, then smallest bulk ESS, then largest Pareto k̂. Only rows
+    with something to rank are candidates (a failure, a divergence, a finite
+    R-hat, ESS or Pareto k̂): None when there is none (e.g. only Laplace fits
+    without an importance-sampling check, whose rows are all "–") or the
+    table is empty.
     """
     if table.empty:
         return None
+    checks = [c for c in ("rhat_max", "ess_bulk_min", "ess_tail_min", "pareto_k") if c in table]
+    measured = (
+        table[checks].notna().any(axis=1).to_numpy()
+        | (np.nan_to_num(table["divergences"].to_numpy(float), nan=0.0) > 0)
+        | table["failed"].to_numpy(bool)
+    )
+    if not measured.any():
+        return None
+    table = table[measured]
+    khat = table["pareto_k"].to_numpy(float) if "pareto_k" in table else np.zeros(len(table))
     key = np.lexsort(
         (
+            -np.nan_to_num(khat, nan=-np.inf),
             np.nan_to_num(table["ess_bulk_min"].to_numpy(float), nan=np.inf),
             -np.nan_to_num(table["divergences"].to_numpy(float), nan=0.0),
             -np.nan_to_num(table["rhat_max"].to_numpy(float), nan=0.0),

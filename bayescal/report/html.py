@@ -1,22 +1,30 @@
 """The HTML report of a study: one self-contained static page.
 
 :func:`build_report` turns a result cube (see :mod:`bayescal.cube`) into
-one HTML file that needs nothing else to be viewed: figures are PNG images
-embedded as base64 ``data:`` URIs, the style sheet is inline, there is no
-script, and a Content-Security-Policy forbids loading anything else, so the
-page never touches the network. Every string that comes from a spec or a data
-file (study, dataset, classifier, scenario and class names, the spec text,
-error messages) is escaped with :func:`html.escape`.
+one HTML file that needs nothing else to be viewed: figures are inline SVG
+(vector text no smaller than 9 pt; dense point clouds rasterised inside the
+SVG, see :mod:`bayescal.report.figure_output`), the style sheet is inline,
+there is no script, and a Content-Security-Policy forbids loading anything
+else, so the page never touches the network. Every string that comes from a
+spec or a data file (study, dataset, classifier, scenario and class names,
+the spec text, error messages) is escaped with :func:`html.escape`.
 
-The page holds, in order: a warning box (failed posterior diagnostics, cells
-that raised, an unfinished run) when there is anything to warn about; a
-summary (per dataset and metric, the best scenario and its margin over raw);
-the study's description, seed, times and package versions with the spec text;
-result tables per metric in the spec's order, the marks explained once; the
-fold spread of every metric; reliability diagrams (rows classifiers, columns
-scenarios); calibration maps; predicted against true probability where the
-data have one; per-instance uncertainty where the cube stores credible
-intervals; and the posterior diagnostics of every Bayesian cell.
+The first screen answers "which calibration should I use here, and how sure
+are we?" (:mod:`bayescal.report.recommendation`): under the title and the
+study's description, a warning box (failed posterior diagnostics, cells that
+raised, an unfinished run) when there is anything to warn about, then per
+classifier and dataset the best scenario, its gain over the baseline and how
+sure that gain is, the across-dataset view with Demšar's caution below 5
+data sets, and the best cell of every metric behind a click. Every other
+section is folded (``<details>``, opened by a click or a link of the
+contents): result tables per metric in the spec's order; comparisons across
+datasets; the fold spread of the spec's metrics; reliability and CORP
+diagrams (a row per classifier, a panel per scenario that applies to it);
+calibration maps; predicted against true probability where the data have
+one; per-instance uncertainty, one figure per Bayesian cell behind its own
+click; the posterior diagnostics worded by the check each fit records (the
+per-fold table behind a click); and the study's metadata and spec. A section
+with nothing to show is left out.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import html
 import io
 import json
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -49,8 +58,15 @@ from bayescal.report.diagnostics import (
     threshold_words,
     worst_fit,
 )
+from bayescal.report.figure_output import inline_svg
 from bayescal.report.posterior_figures import failed_posterior_section
-from bayescal.report.summary import summary_section, tables_section, tabulated_metrics
+from bayescal.report.recommendation import recommendation_section
+from bayescal.report.summary import (
+    positive_class_words,
+    summary_section,
+    tables_section,
+    tabulated_metrics,
+)
 from bayescal.validation import check_positive_int
 
 __all__ = ["build_report", "figure_data_uri"]
@@ -73,7 +89,26 @@ th { background: #f3f3f3; } caption { caption-side: bottom; text-align: left;
 .warning { background: #fff3cd; border: 3px solid #d9534f; padding: 0.6em 1em;
            margin: 1em 0; } .warning h2 { border: none; margin-top: 0.2em; color: #a94442; }
 .ok { background: #e8f5e9; border: 1px solid #4caf50; padding: 0.4em 1em; }
-img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
+img, svg.figure { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
+svg.figure { overflow: visible; }
+details.section { border-top: 2px solid #ccc; margin-top: 0.6em; }
+details.section > summary { cursor: pointer; padding: 0.2em 0; }
+details.section > summary h2 { display: inline; border: none; font-size: 1.3em; }
+details.section > summary .hint { color: #666; font-size: 0.9em; margin-left: 0.6em; }
+details.detail > summary { cursor: pointer; color: #1a4f8a; margin: 0.4em 0; }
+.pair { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: center; }
+.table-cards { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
+.table-card .note { max-width: 26em; } .table-card h3 { margin-bottom: 0.2em; }
+section#summary h2 { margin-top: 0.8em; }
+.lead { max-width: 70em; } .answer { font-size: 1.15em; max-width: 60em; } .caution { background: #fff8e1; border-left: 4px solid #f0ad4e;
+       padding: 0.3em 0.8em; max-width: 70em; }
+table.verdicts td, table.verdicts thead th { text-align: left; vertical-align: top; }
+table.verdicts td { min-width: 14em; }
+table.verdicts small { color: #444; }
+.level.clear { color: #1b5e20; } .level.likely { color: #8a6d00; }
+.level.unclear { color: #666; } .level.baseline { color: #37474f; }
+td.verdict.clear { background: #e8f5e9; } td.verdict.likely { background: #fffde7; }
+td.verdict.unclear, td.verdict.baseline { background: #f7f7f7; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 tr.failed td, tr.failed th { background: #fdecea; }
 td.unconverged { background: #fdecea; color: #a94442; }
@@ -88,9 +123,10 @@ def figure_data_uri(fig: Any, *, dpi: int = 80) -> str:
 
 
 def _img(fig: Any, alt: str, dpi: int) -> str:
-    uri = figure_data_uri(fig, dpi=dpi)
+    """The figure as inline SVG (vector text; dense artists rasterised at ``dpi``)."""
+    svg = inline_svg(fig, alt, raster_dpi=dpi)
     fig.clear()
-    return f'<img src="{uri}" alt="{html.escape(alt)}">'
+    return svg
 
 
 def _open(results: Any) -> Any:
@@ -154,9 +190,9 @@ def _study_section(tree: Any) -> str:
         for k, v in sorted(versions.items())
     )
     return (
-        "<section id='study'><h2>Study</h2>"
-        f"<table>{table}</table>"
-        f"<h3>Package versions</h3><table>{vtable}</table>"
+        "<section id='study'><h2>Study</h2><div class='table-cards'>"
+        f"<div class='table-card'><h3>Run</h3><table>{table}</table></div>"
+        f"<div class='table-card'><h3>Package versions</h3><table>{vtable}</table></div></div>"
         "<details open><summary>Specification (TOML)</summary>"
         f"<pre>{esc(str(attrs.get('spec', '')))}</pre></details></section>"
     )
@@ -172,9 +208,17 @@ def _warnings(tree: Any, diag: Any) -> str:
             for _, row in bad.head(25).iterrows()
         )
         more = f"<li>… and {len(bad) - 25} more (see Diagnostics)</li>" if len(bad) > 25 else ""
+        groups = _diagnostic_groups(bad)
+        checks = []
+        if len(groups["sampled"]):
+            checks.append(f"sampled fits: {threshold_words()}")
+        if len(groups["importance"]):
+            checks.append(f"approximate fits: Pareto k̂ > {_pareto_limit():g}")
+        if len(groups["unchecked"]):
+            checks.append("other fits: the verdict recorded when the cell ran")
         items.append(
             f"<p><b>{len(bad)} of {len(diag)} Bayesian fits failed their "
-            f"convergence diagnostics</b> ({esc(threshold_words())}); their probabilities "
+            f"convergence diagnostics</b> ({esc('; '.join(checks))}); their probabilities "
             "and intervals are not trustworthy, and they are never marked best (! in the "
             f"tables):</p><ul>{cells}{more}</ul>"
         )
@@ -215,38 +259,96 @@ def _cell_label(row: Any) -> str:
 
 
 def _comparison_figure(ds: Any, dataset: str, metrics: list[str]) -> Any:
+    """Box plots of every metric that has a finished cell on ``dataset`` (None: none has)."""
     from matplotlib.figure import Figure
 
-    n_boxes = (
-        int(np.count_nonzero(ds["applicable"].values))
-        if "applicable" in ds
-        else (ds.sizes["classifier"] * ds.sizes["scenario"])
-    )
-    n_cols = 1 if n_boxes > 12 else min(len(metrics), 3)
-    n_rows = -(-len(metrics) // n_cols)
-    width = n_cols * max(4.5, 0.42 * n_boxes + 1.5)
-    fig = Figure(figsize=(width, 3.4 * n_rows))
+    from bayescal.report.comparison import fold_values
+
+    drawn = [m for m in metrics if fold_values(ds, m, dataset=dataset)]
+    if not drawn:
+        return None
+    n_boxes = max(len(fold_values(ds, m, dataset=dataset)) for m in drawn)
+    panel_w = max(4.0, 0.3 * n_boxes + 1.0)
+    n_cols = max(1, min(len(drawn), int(13.0 // panel_w)))
+    n_rows = -(-len(drawn) // n_cols)
+    width = n_cols * panel_w
+    label_h = 1.35 if n_boxes > 3 else 0.45  # rotated tick labels
+    axes_h, title_h = 2.2, 0.35
+    height = n_rows * (axes_h + label_h + title_h)
+    fig = Figure(figsize=(width, height))
     fig.subplots_adjust(
-        left=0.9 / width,
-        right=0.99,
-        bottom=1.0 / (3.4 * n_rows),
-        top=1 - 0.35 / (3.4 * n_rows),
-        hspace=0.9,
-        wspace=0.3,
+        left=0.8 / panel_w / n_cols,
+        right=1 - 0.1 / width,
+        bottom=label_h / height,
+        top=1 - title_h / height,
+        hspace=(label_h + title_h) / axes_h,
+        wspace=0.9 / (panel_w - 0.9),
     )
     axes = np.asarray(fig.subplots(n_rows, n_cols, squeeze=False)).ravel()
-    for ax in axes[len(metrics) :]:
-        ax.set_axis_off()
-    for ax, metric in zip(axes, metrics, strict=False):
-        try:
-            plot_metric_comparison(ds, metric, dataset=dataset, ax=ax)
-        except ValueError:
-            ax.set_axis_off()
-            ax.text(0.5, 0.5, f"no finished cell of {metric}", ha="center", transform=ax.transAxes)
-            continue
-        ax.set_title(mpl_text(f"{dataset}: {metric} per fold"), fontsize="medium")
-        ax.tick_params(axis="x", labelsize="x-small")
+    for ax in axes[len(drawn) :]:
+        fig.delaxes(ax)
+    for ax, metric in zip(axes, drawn, strict=False):
+        plot_metric_comparison(ds, metric, dataset=dataset, ax=ax)
+        ax.set_title(mpl_text(f"{dataset}: {metric} per fold"), fontsize=10)
+        ax.tick_params(labelsize=9)
+        ax.yaxis.label.set_fontsize(9)
     return fig
+
+
+def _diagnostic_groups(diag: Any) -> dict[str, Any]:
+    """Rows of the diagnostics table by the check their fit records.
+
+    ``sampled``: a Markov chain (finite R-hat or ESS); ``importance``: an
+    approximate posterior checked by Pareto-smoothed importance sampling
+    (finite ``pareto_k``); ``unchecked``: neither (an approximation or exact
+    computation that records no convergence check).
+    """
+    sampled = diag[["rhat_max", "ess_bulk_min"]].notna().any(axis=1)
+    khat = diag["pareto_k"].notna() if "pareto_k" in diag else sampled & False
+    return {
+        "sampled": diag[sampled],
+        "importance": diag[~sampled & khat],
+        "unchecked": diag[~sampled & ~khat],
+    }
+
+
+def _pareto_limit() -> float:
+    """The Pareto k̂ above which an approximate posterior fails (0.7 where not defined)."""
+    from bayescal.probes.posterior import DiagnosticThresholds
+
+    return float(getattr(DiagnosticThresholds(), "pareto_k_max", 0.7))
+
+
+def _diagnostic_verdicts(diag: Any) -> str:
+    """One line per kind of check: what was checked and how many fits pass."""
+    esc = html.escape
+    k_max = _pareto_limit()
+    out = []
+    for kind, rows in _diagnostic_groups(diag).items():
+        n = len(rows)
+        if n == 0:
+            continue
+        failed = int(rows["failed"].sum())
+        fits = f"{n} fit{'s' if n != 1 else ''}"
+        if kind == "sampled":
+            what = (f"{fits} sampled by Markov chain Monte Carlo, checked by R-hat, effective "
+                    f"sample size and divergences ({esc(threshold_words())} fails)")
+        elif kind == "importance":
+            what = (f"{fits} with an approximate posterior (Laplace, ADVI or EP), checked "
+                    "against the exact log density by Pareto-smoothed importance sampling "
+                    f"(Pareto k̂ > {k_max:g} fails)")
+        else:
+            what = (f"{fits} with a posterior that is not sampled (Laplace, EP or ADVI "
+                    "approximations, exact Bayesian binning) and records no convergence "
+                    "check: no R-hat or ESS (nothing was sampled) and no Pareto k̂, so their "
+                    "accuracy is not verified here")
+        if failed:
+            out.append(f"<p class='note'>{what}: <b>{failed} of {n} fail</b> (red rows).</p>")
+        elif kind == "unchecked":
+            out.append(f"<p class='caution'>{what}.</p>")
+        else:
+            out.append(f"<p class='ok'>{what}: all {n} pass.</p>")
+    return "".join(out)
 
 
 def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int) -> str:
@@ -254,10 +356,13 @@ def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int)
     if diag.empty:
         return (
             "<section id='diagnostics'><h2>Posterior diagnostics</h2><p class='note'>No "
-            "cell of this study has a posterior (no R-hat, ESS or divergences recorded)."
-            "</p></section>"
+            "cell of this study has a posterior (no R-hat, ESS, Pareto k̂ or divergences "
+            "recorded).</p></section>"
         )
-    cols = [c for c in diag.columns if c not in ("failed",)]
+    keys = [c for c in diag.columns if c not in ("failed", "failures")]
+    checks = [c for c in keys if diag[c].dtype.kind == "f"]
+    shown = [c for c in keys if c not in checks or diag[c].notna().any()]
+    cols = [*shown, "failures"]
     head = "".join(f"<th>{esc(str(c))}</th>" for c in cols)
     body = []
     for _, row in diag.iterrows():
@@ -265,40 +370,44 @@ def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int)
         for c in cols:
             v = row[c]
             if isinstance(v, float):
-                text = (
-                    "–" if not np.isfinite(v) else (f"{v:.0f}" if c != "rhat_max" else f"{v:.3f}")
-                )
+                digits = ".3f" if c == "rhat_max" else (".2f" if c == "pareto_k" else ".0f")
+                text = "–" if not np.isfinite(v) else format(v, digits)
             else:
                 text = str(v)
             cells.append(f"<td>{esc(text)}</td>")
         cls = " class='failed'" if row["failed"] else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    n_failed = int(diag["failed"].sum())
-    verdict = (
-        f"<p class='ok'>All {len(diag)} Bayesian fits pass their diagnostics (none has "
-        f"{esc(threshold_words())}).</p>"
-        if n_failed == 0
-        else f"<p class='note'><b>{n_failed}</b> of {len(diag)} fits fail (red rows).</p>"
-    )
+    hidden = [c for c in checks if c not in shown]
     out = [
         "<section id='diagnostics'><h2>Posterior diagnostics</h2>",
-        verdict,
-        "<p class='note'>One row per Bayesian cell, from ArviZ: rank-normalised split R-hat "
-        "(max over parameters), bulk effective sample size (min over parameters) and the "
-        "number of divergent transitions. Fits that are not sampled (EP, Laplace, exact "
-        "Bayesian binning) record no R-hat or ESS (–).</p>",
+        _diagnostic_verdicts(diag),
+        "<details class='detail'><summary>Per-fold table of the "
+        f"{len(diag)} Bayesian cells</summary>"
+        "<p class='note'>One row per Bayesian cell: rank-normalised split R-hat (max over "
+        "parameters), bulk and tail effective sample sizes (min over parameters), divergent "
+        "transitions, and the Pareto k̂ of an importance-sampling check where recorded. – "
+        "marks a check that does not apply to the fit"
+        + (f"; columns with no value in this study are left out ({esc(', '.join(hidden))})"
+           if hidden else "")
+        + ".</p>"
         f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>"
-        f"{''.join(body)}</tbody></table></div>",
+        f"{''.join(body)}</tbody></table></div></details>",
     ]
     worst = worst_fit(diag)
+    if worst is None:
+        out.append("<p class='note'>No fit has a diagnostic value to rank, so no worst fit is "
+                   "singled out.</p></section>")
+        return "".join(out)
     label = _cell_label(worst)
     idata = (posteriors or {}).get(label)
     if idata is not None:
         from matplotlib.figure import Figure
 
         fig = Figure(figsize=(6.5, 3.6))
-        fig.subplots_adjust(bottom=0.15)
-        plot_rank_histogram(idata, ax=fig.subplots())
+        fig.subplots_adjust(bottom=0.15, right=0.7)
+        ax = fig.subplots()
+        plot_rank_histogram(idata, ax=ax)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=9)
         out.append(f"<h3>Worst fit: {esc(label)}</h3>")
         out.append(_img(fig, f"rank histogram of {label}", dpi))
         try:
@@ -329,7 +438,7 @@ def build_report(
     posteriors: dict[str, Any] | None = None,
     n_bins: int = 10,
     n_instances: int = 40,
-    dpi: int = 80,
+    dpi: int = 150,
 ) -> Path:
     """Write the self-contained HTML report of a study.
 
@@ -356,8 +465,9 @@ def build_report(
         Bins of the reliability diagrams.
     n_instances : int, default=40
         Instances drawn in each per-instance uncertainty plot.
-    dpi : int, default=80
-        Resolution of the embedded PNG figures.
+    dpi : int, default=150
+        Resolution of the rasterised parts of the figures (dense point
+        clouds, long marker lines); text, axes and lines are vector.
 
     Returns
     -------
@@ -373,9 +483,9 @@ def build_report(
 
     Notes
     -----
-    The page loads nothing: images are ``data:`` URIs and a
-    Content-Security-Policy (``default-src 'none'; img-src data:``) blocks any
-    other resource. Reliability diagrams are drawn with
+    The page loads nothing: figures are inline SVG (their rasterised parts
+    ``data:`` URIs) and a Content-Security-Policy (``default-src 'none';
+    img-src data:``) blocks any other resource. Reliability diagrams are drawn with
     :func:`bayescal.report.plot_reliability_diagram` (Wilson intervals) on
     every test-fold prediction of the first repetition.
 
@@ -426,13 +536,21 @@ def build_report(
         bar.update(1)
 
     study = str(tree.attrs.get("study", "study"))
-    parts.append(summary_section(tree, metrics))
-    step(_study_section(tree))
-    parts.append(tables_section(tree, metrics))
+    parts.append(recommendation_section(tree, metrics[0]))
+    parts.append(
+        "<details class='detail'><summary>Best cell of every metric</summary>"
+        + summary_section(tree, metrics).replace("<h2>Summary</h2>", "", 1)
+        .replace("<section id='summary'>", "<div id='best-cells'>", 1)
+        .replace("</section>", "</div>")
+        + "</details>"
+    )
+    tables = tables_section(tree, metrics)
     bar.update(len(metrics))
+    study_html = _study_section(tree)
+    bar.update(1)
     from bayescal.report.method_comparison import comparison_section
 
-    parts.append(comparison_section(tree, "brier" if "brier" in metrics else metrics[0], dpi=dpi))
+    comparison = comparison_section(tree, "brier" if "brier" in metrics else metrics[0], dpi=dpi)
 
     sections: dict[str, list[str]] = {
         "spread": [],
@@ -442,115 +560,93 @@ def build_report(
         "truth": [],
         "instances": [],
     }
+
+    def add(key: str, dataset: str, fig: Any, alt: str) -> None:
+        if fig is not None:
+            sections[key].append(f"<h3>{esc(dataset)}</h3>" + _img(fig, alt, dpi))
+        bar.update(1)
+
+    spread_metrics = _spread_metrics(tree, metrics)
     for d in datasets:
         p = preds[d]
-        sections["spread"].append(
-            f"<h3>{esc(d)}</h3>"
-            + _img(_comparison_figure(ds, d, metrics), f"metric spread over folds for {d}", dpi)
-        )
-        bar.update(1)
-        sections["reliability"].append(
-            f"<h3>{esc(d)}</h3>"
-            + _img(reliability_grid_figure(p, n_bins=n_bins), f"reliability diagrams of {d}", dpi)
-        )
-        bar.update(1)
-        corp = corp_grid_figure(p)
-        if corp is not None:
-            sections["corp"].append(
-                f"<h3>{esc(d)}</h3>" + _img(corp, f"CORP reliability diagrams of {d}", dpi)
-            )
-        bar.update(1)
+        add("spread", d, _comparison_figure(ds, d, spread_metrics),
+            f"metric spread over folds for {d}")
+        has_cells = any(p.cell(c, s) is not None for c in range(len(p.classifiers))
+                        for s in range(len(p.scenarios)))
+        add("reliability", d, reliability_grid_figure(p, n_bins=n_bins) if has_cells else None,
+            f"reliability diagrams of {d}")
+        add("corp", d, corp_grid_figure(p) if has_cells else None,
+            f"CORP reliability diagrams of {d}")
         maps = (
             calibration_map_figure(p, raw=raw_index[d], probe=_probe_index(tree, p))
             if p.binary and raw_index[d] is not None
             else None
         )
-        if maps is not None:
-            sections["maps"].append(
-                f"<h3>{esc(d)}</h3>" + _img(maps, f"calibration maps of {d}", dpi)
-            )
-        bar.update(1)
-        if p.binary and p.p_true is not None:
-            sections["truth"].append(
-                f"<h3>{esc(d)}</h3>"
-                + _img(
-                    true_vs_predicted_figure(p), f"predicted against true probability on {d}", dpi
-                )
-            )
-        bar.update(1)
+        add("maps", d, maps, f"calibration maps of {d}")
+        add("truth", d,
+            true_vs_predicted_figure(p) if p.binary and p.p_true is not None and has_cells
+            else None, f"predicted against true probability on {d}")
         for c, s in interval_cells[d]:
             name = f"{d} / {p.classifiers[c]} / {p.scenarios[s]}"
             sections["instances"].append(
-                f"<h3>{esc(name)}</h3>"
+                f"<details class='detail'><summary>{esc(name)}</summary>"
                 + _img(
                     instance_uncertainty_figure(p, c, s, n_instances=n_instances),
                     f"per-instance uncertainty of {name}",
                     dpi,
                 )
+                + "</details>"
             )
             bar.update(1)
 
-    parts.append(
-        _figure_section(
-            "spread",
-            "Spread over folds",
-            "Every metric per classifier / scenario: the box spans the quartiles of the per-fold "
-            "values, the line is their median and each point is one fold.",
-            sections["spread"],
-        )
-    )
-    parts.append(
-        _figure_section(
-            "reliability",
-            "Reliability diagrams",
-            f"Rows are classifiers, columns scenarios, so the scenarios of one classifier compare "
-            f"side by side. Each point is one of {n_bins} equal-width bins of the test-fold "
-            "predictions: mean predicted probability against the observed rate, with its 95% "
-            "Wilson interval; a calibrated model's points straddle the dashed diagonal. Binary "
-            "data show the positive class, multi-class data the top label.",
-            sections["reliability"],
-        )
-    )
-    parts.append(
-        _figure_section("corp", "CORP reliability diagrams", CORP_SECTION_NOTE, sections["corp"])
-    )
-    parts.append(
-        _figure_section(
-            "maps",
-            "Calibration maps",
-            "Each calibration scenario's probability plotted against the raw classifier's score of "
-            "the same test instance: for a scenario that calibrates the same fitted classifier "
-            "this is its calibration map. Shaded bands are credible intervals where the cube "
-            "stores them; black crosses are the reference probe's probability of the same "
-            "instances when the spec names one (metrics.probe). Binary datasets with a raw "
-            "scenario only.",
-            sections["maps"],
-        )
-    )
-    parts.append(
-        _figure_section(
-            "truth",
-            "Predicted against true probability",
-            "Synthetic data with known true probabilities (as in seed 004, Figs. 3–5): each point "
-            "is a test instance; a perfect estimator lies on the diagonal. The legend gives the "
-            "RMSE to the true probability.",
-            sections["truth"],
-        )
-    )
-    parts.append(
-        _figure_section(
-            "instances",
-            "Per-instance uncertainty",
-            f"For cells that give credible intervals (Bayesian probes), {n_instances} random test "
-            "instances sorted by the posterior mean, with the interval as error bar, and the "
-            "probabilities every other classifier / scenario gives the same instances as "
-            "short marks: marks far outside the interval disagree with the probe.",
-            sections["instances"],
-        )
-    )
-    step(_diagnostics_section(diag, posteriors, dpi))
-    parts.append(failed_posterior_section(tree, lambda fig, alt: _img(fig, alt, dpi)))
+    notes = {
+        "spread": "The spec's metrics per classifier / scenario: the box spans the quartiles of "
+        "the per-fold values, the line is their median and each point is one fold (the result "
+        "tables give the other metrics). A metric with no value on a data set is left out.",
+        "reliability": f"Rows are classifiers, each with the scenarios that apply to it. Each "
+        f"point is one of {n_bins} equal-width bins of the test-fold predictions: mean "
+        "predicted probability against the observed rate, with its 95% Wilson interval; a "
+        "calibrated model's points straddle the dashed diagonal. Binary data show the positive "
+        "class (named in the title), multi-class data the top label.",
+        "corp": CORP_SECTION_NOTE,
+        "maps": "Each calibration scenario's probability plotted against the raw classifier's "
+        "score of the same test instance: for a scenario that calibrates the same fitted "
+        "classifier this is its calibration map. Shaded bands are credible intervals where the "
+        "cube stores them; black crosses are the reference probe's probability of the same "
+        "instances when the spec names one (metrics.probe). Binary datasets with a raw "
+        "scenario only.",
+        "truth": "Synthetic data with known true probabilities (as in the simulation of Phelps, "
+        "Lizotte and Woolford, 'Using Platt's scaling for calibration after undersampling', "
+        "Figs. 3–5): each point is a test instance; a "
+        "perfect estimator lies on the diagonal. Each panel's title gives its RMSE to the true "
+        "probability.",
+        "instances": f"For cells that give credible intervals (Bayesian probes), {n_instances} "
+        "random test instances sorted by the posterior mean, with the interval as error bar, "
+        "and the probabilities every other classifier / scenario gives the same instances as "
+        "short marks: marks far outside the interval disagree with the probe. One figure per "
+        "cell; click a cell to open it.",
+    }
+    diagnostics = _diagnostics_section(diag, posteriors, dpi)
+    bar.update(1)
+    failed_posteriors = failed_posterior_section(tree, lambda fig, alt: _img(fig, alt, dpi))
     bar.close()
+
+    folded = [
+        ("tables", "Result tables", tables, f"{len(metrics)} metrics"),
+        ("comparison", "Comparison across datasets", comparison, ""),
+    ]
+    for key, title in _FIGURE_SECTIONS:
+        if sections[key]:
+            count = len(sections[key])
+            hint = f"{count} {'figure' if count == 1 else 'figures'}"
+            body = f"<p class='note'>{notes[key]}</p>" + "".join(sections[key])
+            folded.append((key, title, f"<section id='{key}'><h2>{title}</h2>{body}</section>",
+                           hint))
+    folded.append(("diagnostics", "Posterior diagnostics", diagnostics, ""))
+    if failed_posteriors:
+        folded.append(("posterior-plots", "Posteriors that failed their diagnostics",
+                       failed_posteriors, ""))
+    folded.append(("study", "Study and specification", study_html, ""))
 
     page = (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
@@ -558,9 +654,11 @@ def build_report(
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>bayescal report: {esc(study)}</title><style>{_CSS}</style></head><body>"
         f"<h1>bayescal report: {esc(study)}</h1>"
+        + _subtitle(tree)
         + _warnings(tree, diag)
-        + _contents()
         + "".join(parts)
+        + _contents([(a, t) for a, t, _, _ in folded])
+        + "".join(_fold(body, anchor, title, hint) for anchor, title, body, hint in folded)
         + "</body></html>\n"
     )
     tmp = target.with_name(target.name + ".tmp")
@@ -569,26 +667,75 @@ def build_report(
     return target
 
 
-def _contents() -> str:
-    links = [
-        ("summary", "Summary"),
-        ("tables", "Result tables"),
-        ("study", "Study"),
-        ("comparison", "Comparison across datasets"),
-        ("spread", "Spread over folds"),
-        ("reliability", "Reliability diagrams"),
-        ("corp", "CORP reliability diagrams"),
-        ("maps", "Calibration maps"),
-        ("truth", "Predicted against true probability"),
-        ("instances", "Per-instance uncertainty"),
-        ("diagnostics", "Posterior diagnostics"),
-    ]
-    return "<nav><p>" + " · ".join(f"<a href='#{a}'>{t}</a>" for a, t in links) + "</p></nav>"
+_FIGURE_SECTIONS = (
+    ("spread", "Spread over folds"),
+    ("reliability", "Reliability diagrams"),
+    ("corp", "CORP reliability diagrams"),
+    ("maps", "Calibration maps"),
+    ("truth", "Predicted against true probability"),
+    ("instances", "Per-instance uncertainty"),
+)
 
 
-def _figure_section(anchor: str, title: str, text: str, figures: list[str]) -> str:
-    body = "".join(figures) if figures else "<p class='note'>Nothing to show for this study.</p>"
-    return f"<section id='{anchor}'><h2>{title}</h2><p class='note'>{text}</p>{body}</section>"
+def _spread_metrics(tree: Any, metrics: list[str]) -> list[str]:
+    """Metrics of the fold-spread figures: the spec's own (the tables have the rest)."""
+    from bayescal.cube import cube_layout
+
+    try:
+        named = list(cube_layout(tree).metric_names)
+    except ValueError:
+        named = []
+    chosen = [m for m in metrics if m in named]
+    return chosen or metrics[:4]
+
+
+def _subtitle(tree: Any) -> str:
+    """One line under the title: description, data sets, cells, protocol."""
+    from bayescal.cube import cube_layout
+
+    esc = html.escape
+    try:
+        layout = cube_layout(tree)
+    except ValueError:
+        return ""
+    words = [f"{len(layout.datasets)} data sets", f"{len(layout.classifiers)} classifiers",
+             f"{len(layout.scenarios)} scenarios",
+             f"{layout.folds} folds" + (f" × {layout.repeats} repeats"
+                                        if layout.repeats > 1 else ""),
+             f"{tree.attrs.get('cells_done', '?')} cells"]
+    import tomllib
+
+    try:
+        spec = tomllib.loads(str(tree.attrs.get("spec", "")))
+        description = str(spec.get("study", {}).get("description", ""))
+    except (tomllib.TOMLDecodeError, AttributeError):
+        description = ""
+    positive = positive_class_words(tree)
+    return ("<p class='note'>" + (esc(description) + "<br>" if description else "")
+            + esc(", ".join(words)) + "."
+            + (f"<br>{esc(positive[0].upper() + positive[1:])}." if positive else "")
+            + "</p>")
+
+
+def _fold(section: str, anchor: str, title: str, hint: str) -> str:
+    """A report section folded behind a click: ``<details>`` whose summary is the heading.
+
+    ``section`` is the ``<section id=anchor><h2>...</h2>...</section>`` a
+    section builder returns; its own heading is replaced by ``title``.
+    """
+    head = re.match(rf"<section id='{re.escape(anchor)}'><h2>.*?</h2>", section)
+    if head is not None and section.endswith("</section>"):
+        section = section[head.end() : -len("</section>")]
+    extra = f"<span class='hint'>{html.escape(hint)}</span>" if hint else ""
+    return (f"<details class='section' id='{anchor}'><summary><h2>{html.escape(title)}</h2>"
+            f"{extra}</summary>{section}</details>")
+
+
+def _contents(links: list[tuple[str, str]]) -> str:
+    items = [("summary", "Which calibration to use"), *links]
+    return ("<nav><p><b>Sections</b> (folded; click to open): "
+            + " · ".join(f"<a href='#{a}'>{html.escape(t)}</a>" for a, t in items)
+            + "</p></nav>")
 
 
 def _probe_index(tree: Any, preds: CubePredictions) -> int | None:

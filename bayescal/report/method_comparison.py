@@ -249,7 +249,7 @@ def _spec_comparisons(tree: Any) -> tuple[list[str], str | None, float]:
     return names, baseline, float(rope)
 
 
-def comparison_section(tree: Any, metric: str, *, dpi: int = 80) -> str:
+def comparison_section(tree: Any, metric: str, *, dpi: int = 150) -> str:
     """The HTML section "Comparison across datasets" of the report.
 
     For each classifier with at least two applicable scenarios: a
@@ -259,7 +259,8 @@ def comparison_section(tree: Any, metric: str, *, dpi: int = 80) -> str:
     ``raw``), a simplex plot of the best-ranked other scenario and a table of
     every scenario's P(worse / equivalent / better). A comparison that cannot
     run (fewer than 2 datasets, missing or unconverged cells) is reported as
-    a note with the reason.
+    a note with the reason. Below 5 data sets the section opens with
+    Demšar's (2006) caution that the verdicts describe these data sets only.
 
     Parameters
     ----------
@@ -267,8 +268,8 @@ def comparison_section(tree: Any, metric: str, *, dpi: int = 80) -> str:
         The result cube.
     metric : str
         The metric compared.
-    dpi : int, default=80
-        Resolution of the figures.
+    dpi : int, default=150
+        Resolution of the rasterised parts of the figures (inline SVG).
 
     Returns
     -------
@@ -279,6 +280,7 @@ def comparison_section(tree: Any, metric: str, *, dpi: int = 80) -> str:
         applicable_methods,
         comparison_frame,
         comparison_summary,
+        few_datasets_caution,
     )
     from bayescal.report.html import _img
     from bayescal.stats.methods import compare_methods
@@ -289,7 +291,8 @@ def comparison_section(tree: Any, metric: str, *, dpi: int = 80) -> str:
     scenarios = ds["scenario"].values.tolist()
     if control not in scenarios:
         control = "raw" if "raw" in scenarios else scenarios[0]
-    body = []
+    body: list[str] = []
+    cautioned = False
     for clf in ds["classifier"].values.tolist():
         methods = applicable_methods(ds, clf)
         if len(methods) < 2:
@@ -304,6 +307,11 @@ def comparison_section(tree: Any, metric: str, *, dpi: int = 80) -> str:
                 body.append(f"<p class='note'>{esc(test)}: not run ({esc(str(exc))})</p>")
                 continue
             body.append(f"<p>{esc(comparison_summary(result))}</p>")
+            caution = few_datasets_caution(result.sizes["dataset"])
+            if caution and not cautioned:
+                body.insert(0, f"<p class='caution'>⚠ {esc(caution[0].upper() + caution[1:])}"
+                               "</p>")
+                cautioned = True
             if test == "friedman":
                 ax = plot_critical_difference(result)
             elif "samples" in result:
@@ -314,11 +322,10 @@ def comparison_section(tree: Any, metric: str, *, dpi: int = 80) -> str:
                 ax.set_title(f"{best} against {control}", fontsize=9)
             else:
                 ax = None
-            if ax is not None:
-                body.append(_img(ax.figure, f"{test} comparison of {clf}", dpi))
+            figure = "" if ax is None else _img(ax.figure, f"{test} comparison of {clf}", dpi)
             frame = comparison_frame(result)
-            body.append("<div class='scroll'>" + frame.to_html(float_format=lambda v: f"{v:.4f}")
-                        + "</div>")
+            body.append("<div class='pair'>" + figure + "<div class='scroll'>"
+                        + frame.to_html(float_format=lambda v: f"{v:.4f}") + "</div></div>")
     if not body:
         body.append("<p class='note'>No classifier has two scenarios to compare.</p>")
     text = (

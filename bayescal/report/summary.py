@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BestCell", "best_scenarios", "summary_section", "tables_section",
-           "tabulated_metrics"]
+__all__ = ["BestCell", "best_scenarios", "positive_class_words", "positive_classes",
+           "summary_section", "tables_section", "tabulated_metrics"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,34 @@ class BestCell:
     value: float
     raw: float
     margin: float
+
+
+def positive_classes(tree: Any) -> dict[str, tuple[str, str]]:
+    """``(negative, positive)`` class names of every two-class dataset of a cube.
+
+    Read from the ``class`` coordinate of ``/predictions/<dataset>`` (code 0,
+    then code 1: the class of every binary metric and diagram).
+    """
+    out = {}
+    predictions = tree["predictions"] if "predictions" in tree.children else None
+    if predictions is None:
+        return out
+    for name in predictions.children:
+        node = predictions[name]
+        if "class" in node.coords and node.sizes.get("class") == 2:
+            names = [str(c) for c in node["class"].values]
+            out[str(name)] = (names[0], names[1])
+    return out
+
+
+def positive_class_words(tree: Any) -> str:
+    """One line naming the positive class of each two-class dataset ("" when none)."""
+    found = positive_classes(tree)
+    if not found:
+        return ""
+    return ("positive class (code 1) of each two-class data set: "
+            + "; ".join(f"{d} {pos!r} (vs {neg!r})" for d, (neg, pos) in found.items())
+            + " (a spec chooses it with positive = \"...\")")
 
 
 def tabulated_metrics(tree: Any) -> list[str]:
@@ -152,14 +180,14 @@ def tables_section(tree: Any, metrics: list[str]) -> str:
         "<b>*</b> (bold) marks the best cell of each dataset in the metric's direction. "
         + test_words +
         "<b>!</b> (red) marks a cell where a posterior failed its convergence diagnostics: "
-        "it is never marked best. – marks a cell that did not run.</p>"
+        "it is never marked best. – marks a cell that did not run.</p><div class='table-cards'>"
     ]
     for table in tables:
         info = METRICS.get(table.metric)
         words = "" if info is None else info.description + (
             "" if info.direction is None else f" ({info.direction} is better)")
-        parts.append(f"<h3 id='table-{esc(table.metric)}'>{esc(table.metric)}</h3>"
-                     f"<p class='note'>{esc(words)}</p>"
-                     f"<div class='scroll'>{format_table(table, 'html')}</div>")
-    parts.append("</section>")
+        parts.append(f"<div class='table-card'><h3 id='table-{esc(table.metric)}'>"
+                     f"{esc(table.metric)}</h3><p class='note'>{esc(words)}</p>"
+                     f"<div class='scroll'>{format_table(table, 'html')}</div></div>")
+    parts.append("</div></section>")
     return "".join(parts)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMATS", "WIDTH", "StudyTable", "format_table", "study_table"]
+__all__ = ["FORMATS", "WIDTH", "StudyTable", "baseline_p_values", "format_table", "study_table"]
 
 #: Output formats of :func:`format_table`.
 FORMATS = ("text", "md", "latex", "html", "csv")
@@ -174,18 +174,48 @@ def _best(values: np.ndarray, unconverged: np.ndarray, direction: str | None) ->
 def _significance(tree: Any, ds: Any, metric: str, alpha: float,
                   index: list[tuple[int, int]]) -> tuple[np.ndarray, str | None, str | None, str]:
     shape = (len(index), ds.sizes["dataset"])
-    none = np.zeros(shape, dtype=bool)
+    p, baseline, test, note = baseline_p_values(tree, metric, ds)
+    if p is None:
+        return np.zeros(shape, dtype=bool), None, None, note
+    sig = np.array([np.nan_to_num(p[i, j], nan=1.0) < alpha for i, j in index], dtype=bool)
+    return sig.reshape(shape), baseline, test, ""
+
+
+def baseline_p_values(
+    tree: Any, metric: str, ds: Any = None
+) -> tuple[np.ndarray | None, str | None, str | None, str]:
+    """P-values of the spec's per-fold test of every scenario against its baseline.
+
+    Parameters
+    ----------
+    tree : xarray.DataTree
+        The result cube.
+    metric : str
+    ds : xarray.Dataset, optional
+        Its ``/metrics`` (read when omitted).
+
+    Returns
+    -------
+    p : ndarray (classifier, scenario, dataset) or None
+        None when no test ran.
+    baseline, test : str or None
+    note : str
+        Why no test ran, when none did.
+    """
+    from bayescal.report.comparison import metrics_dataset
+
+    ds = metrics_dataset(tree) if ds is None else ds
     layout = _layout(tree)
     if layout is None or layout.baseline is None:
-        return none, None, None, "the spec names none"
+        return None, None, None, "the spec names none"
     if layout.baseline not in ds["scenario"].values.tolist():
-        return none, None, None, f"baseline {layout.baseline!r} not in the cube"
+        return None, None, None, f"baseline {layout.baseline!r} not in the cube"
     from bayescal.stats import compare
     from bayescal.stats.compare import TESTS
 
     per_fold = [t for t in layout.tests if t in TESTS]  # across-dataset tests have their own
     if not per_fold:
-        return none, None, None, "the spec names no per-fold test"
+        return None, None, None, "the spec names no per-fold test"
     test = per_fold[0]
     kwargs: dict[str, float] = {}
     if test == "corrected_resampled_ttest" and layout.test_train_ratio is not None:
@@ -195,10 +225,9 @@ def _significance(tree: Any, ds: Any, metric: str, alpha: float,
         result = compare(masked, metric, baseline=layout.baseline, dim="scenario", test=test,
                          **kwargs)
     except ValueError as exc:
-        return none, None, None, " ".join(str(exc).split())[:120]
+        return None, None, None, " ".join(str(exc).split())[:120]
     p = result.p_value.transpose("classifier", "scenario", "dataset").values
-    sig = np.array([np.nan_to_num(p[i, j], nan=1.0) < alpha for i, j in index], dtype=bool)
-    return sig.reshape(shape), layout.baseline, test, ""
+    return p, layout.baseline, test, ""
 
 
 def _cell(v: float, marks: str, digits: int) -> str:

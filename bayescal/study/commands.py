@@ -120,7 +120,16 @@ def _print_table(tree: Any, metric: str, fmt: str) -> None:
         table = study_table(tree, metric)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--metric") from None
-    click.echo(format_table(table, fmt))
+    text = format_table(table, fmt)
+    click.echo(text, nl=not text.endswith("\n"))  # no blank last line in a CSV file
+    from bayescal.report.summary import positive_class_words
+
+    positive = positive_class_words(tree)
+    if positive:  # which class the binary metrics score, never left implicit
+        import textwrap
+
+        click.echo(textwrap.fill(positive[0].upper() + positive[1:] + ".", width=100),
+                   err=fmt != "text")
 
 
 _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "md", "latex", "html", "csv"]),
@@ -238,7 +247,8 @@ def _run(spec: str | None, store: str | None, resume: bool, scheduler: str | Non
         sys.exit(130)
     except (FileExistsError, ValueError, ConnectionError, OSError, WorkerProcessError) as exc:
         raise click.ClickException(" ".join(str(exc).split())) from None
-    click.echo(f"{_status_line(tree)}; store {target}")
+    # with an export format stdout holds the table alone (``> t.csv``); status on stderr
+    click.echo(f"{_status_line(tree)}; store {target}", err=fmt != "text")
     _print_table(tree, metric or parsed.metrics.names[0], fmt)
     failures = _failure_report(tree, target)
     if failures:
@@ -252,14 +262,19 @@ def _run(spec: str | None, store: str | None, resume: bool, scheduler: str | Non
               help="Metric to tabulate [default: the spec's first metric].")
 @_FORMAT
 def show_command(store: str, metric: str | None, fmt: str) -> None:
-    """Print the cell counts and the result table of the study in STORE."""
+    """Print the cell counts and the result table of the study in STORE.
+
+    With --format csv, md, latex or html only the table goes to stdout (so
+    ``bayescal show STORE --format csv > table.csv`` is a clean file); the
+    cell counts and any failures go to stderr.
+    """
     from bayescal.cube import open_results
 
     try:
         tree = open_results(store)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(_status_line(tree))
+    click.echo(_status_line(tree), err=fmt != "text")
     _print_table(tree, metric or _default_metric(tree), fmt)
     failures = _failure_report(tree, Path(store))
     if failures:

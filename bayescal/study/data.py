@@ -8,8 +8,10 @@ dotted path, one of the registry of :mod:`bayescal.study.generators`
 ``sklearn.datasets.make_classification``, ...), returning ``(X, y)`` or
 ``(X, y, p_true)``. Preparation then applies, in this order:
 ``drop_features``, ``classes`` (keep those labels), ``positive`` (binarise:
-those labels -> 1), ``dropna`` and ``max_samples`` (a stratified subsample
-drawn with the study seed). Labels in a spec are matched with the dataset's
+those labels -> 1; one label of a two-class dataset keeps both class names,
+the positive one second), ``dropna`` and ``max_samples`` (a stratified
+subsample drawn with the study seed). A file's label column is ``target``
+unless the spec's ``label`` names another. Labels in a spec are matched with the dataset's
 ``class_names`` as text, or as numbers when both parse as numbers
 (``15`` matches ``"15"`` and ``"15.0"``).
 """
@@ -97,7 +99,9 @@ def _load(spec: Any, data_dir: str | None, allowed: tuple[str, ...],
     if spec.source is not None:
         from bayescal.datasets import load_dataset
 
-        ds = load_dataset(spec.source, data_dir=data_dir)
+        label = getattr(spec, "label", None)
+        ds = load_dataset(spec.source, data_dir=data_dir,
+                          **({"label": label} if label is not None else {}))
         return (np.asarray(ds.X, dtype=float), np.asarray(ds.y, dtype=np.int64), None,
                 tuple(ds.class_names), tuple(ds.feature_names))
     from bayescal.study.generators import resolve_generator
@@ -164,10 +168,14 @@ def prepare_dataset(spec: Any, *, data_dir: str | None, allowed: tuple[str, ...]
     X, y = X[rows], y[rows]
     p_true = None if p_true is None else p_true[rows]
     if spec.positive is not None:
-        pos = _codes_of(spec.positive, class_names, f"{where}: positive")
-        pos_names = [class_names[k] for k in sorted(set(pos))]
+        pos = sorted(set(_codes_of(spec.positive, class_names, f"{where}: positive")))
+        pos_names = [class_names[k] for k in pos]
+        others = [class_names[k] for k in np.unique(y) if k not in pos]
         y = np.isin(y, pos).astype(np.int64)
-        class_names = ("not " + "|".join(pos_names), "|".join(pos_names))
+        if len(pos_names) == 1 and len(others) == 1:  # two classes: keep their names
+            class_names = (others[0], pos_names[0])
+        else:
+            class_names = ("not " + "|".join(pos_names), "|".join(pos_names))
     else:
         present = np.unique(y)
         remap = np.full(len(class_names), -1, dtype=np.int64)

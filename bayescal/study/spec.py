@@ -37,8 +37,10 @@ The format, with every section (see ``models/quickstart.toml``)::
     source = "breast_cancer"   # a load_dataset name or a file path ...
     generator = "bayescal.datasets.make_thesis_synthetic"   # ... or a generator
     params = { n_per_class = 100 }                         # generator arguments
+    label = "outcome"          # the label column of a data file (default "target")
     classes = [15, 17]         # keep only these classes (original labels)
-    positive = [2, 3]          # binarise: these labels -> 1, the rest -> 0
+    positive = [2, 3]          # binarise: these labels -> 1, the rest -> 0; one label
+                               # (positive = "yes") picks the positive class of two
     drop_features = ["BI_RADS"]
     dropna = true              # drop rows with a missing value
     max_samples = 500          # stratified subsample (seeded)
@@ -206,6 +208,7 @@ class DatasetSpec:
     params: tuple[tuple[str, Any], ...] = ()
     classes: tuple[Any, ...] | None = None
     positive: tuple[Any, ...] | None = None
+    label: str | None = None
     drop_features: tuple[str, ...] = ()
     dropna: bool = False
     max_samples: int | None = None
@@ -392,7 +395,7 @@ def _parse_protocol(r: _Reader, raw: Any) -> ProtocolSpec:
 def _parse_dataset(r: _Reader, name: str, raw: Any, data_dir: str | None,
                    allowed: tuple[str, ...]) -> DatasetSpec:
     key = f"datasets.{name}"
-    tab = r.table(raw, key, ("source", "generator", "params", "classes", "positive",
+    tab = r.table(raw, key, ("source", "generator", "params", "label", "classes", "positive",
                              "drop_features", "dropna", "max_samples", "overrides"))
     if ("source" in tab) == ("generator" in tab):
         raise r.fail(key, "give exactly one of 'source' (a dataset name or file) or 'generator'")
@@ -418,9 +421,19 @@ def _parse_dataset(r: _Reader, name: str, raw: Any, data_dir: str | None,
             check_generator_params(func, path, dict(out["params"]))
         except ValueError as exc:
             raise r.fail(f"{key}.params", str(exc)) from None
+    if "label" in tab:
+        if "source" not in tab:
+            raise r.fail(f"{key}.label", "only a 'source' dataset (a data file) has a label "
+                                         "column; a generator returns its labels")
+        v = r.typed(tab["label"], f"{key}.label", str, "a column name")
+        if not v.strip():
+            raise r.fail(f"{key}.label", "must name a column, got an empty string")
+        out["label"] = v
     for k in ("classes", "positive"):
         if k in tab:
             v = tab[k]
+            if k == "positive" and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                v = [v]  # positive = "yes": one label
             if not isinstance(v, list) or not v or not all(
                     isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
                 raise r.fail(f"{key}.{k}", f"expected a non-empty list of labels, got {v!r}")

@@ -369,6 +369,30 @@ def test_bad_files(tmp_path, content, match):
     assert "bad.csv" in str(info.value)
 
 
+def test_missing_target_column_names_the_label_option(tmp_path):
+    path = _write(tmp_path / "o.csv", "a,outcome\n1,yes\n2,no\n")
+    with pytest.raises(ValueError, match=r"no 'target' column; .* name it with label="):
+        load_dataset(path)
+
+
+def test_label_column_and_positive_class(tmp_path):
+    path = _write(tmp_path / "o.csv", "a,outcome,b\n1,yes,5\n2,no,6\n3,yes,7\n4,no,8\n")
+    ds = load_dataset(path, label="outcome")
+    assert ds.feature_names == ["a", "b"] and ds.class_names == ["no", "yes"]
+    np.testing.assert_array_equal(ds.y, [1, 0, 1, 0])  # default: the later class is positive
+    flipped = load_dataset(path, label="outcome", positive="no")
+    assert flipped.class_names == ["yes", "no"]  # the positive class is code 1, named last
+    np.testing.assert_array_equal(flipped.y, [0, 1, 0, 1])
+    np.testing.assert_array_equal(flipped.X, ds.X)
+    assert load_dataset(path, label="outcome", positive="yes").class_names == ["no", "yes"]
+    numbers = _write(tmp_path / "n.csv", "a,target\n1,0\n2,1\n3,1\n")
+    as_zero = load_dataset(numbers, positive=0)  # numbers match the class names as text
+    assert as_zero.class_names == ["1", "0"]
+    np.testing.assert_array_equal(as_zero.y, [1, 0, 0])
+    bc = load_dataset("breast_cancer", positive="malignant")
+    np.testing.assert_array_equal(bc.y, 1 - load_dataset("breast_cancer").y)
+
+
 def test_fractional_target_allowed_with_binary(tmp_path):
     path = _write(tmp_path / "r.csv", "a,target\n1,0.2\n2,0.7\n3,0.9\n")
     ds = load_dataset(path, binary=lambda t: t > 0.5)
@@ -450,6 +474,17 @@ def test_fractional_target_allowed_with_binary(tmp_path):
         ),
         ({"name": "twin", "data_dir": "DIR"}, ValueError, r"`name` 'twin' is ambiguous"),
         ({"name": "iris", "binary": 0}, ValueError, r"`binary`=0 cannot match the text"),
+        ({"name": "f", "data_dir": "DIR", "label": "outcome"}, ValueError,
+         r"has no 'outcome' column; check the label= name. Columns present: \['a', 'target'\]"),
+        ({"name": "f", "data_dir": "DIR", "label": ""}, TypeError, r"`label` must be"),
+        ({"name": "iris", "label": "species"}, ValueError, r"`label`='species' applies to data"),
+        ({"name": "f", "data_dir": "DIR", "positive": "c"}, ValueError,
+         r"`positive`='c' is not a class of 'f'; classes: \['a', 'b'\]"),
+        ({"name": "iris", "positive": "setosa"}, ValueError,
+         r"has 3 classes .* use binary='setosa'"),
+        ({"name": "f", "data_dir": "DIR", "positive": True}, TypeError, r"`positive` must be"),
+        ({"name": "f", "data_dir": "DIR", "positive": "a", "binary": "a"}, ValueError,
+         r"either `binary`"),
     ],
 )
 def test_bad_arguments(tmp_path, kwargs, exc, match):

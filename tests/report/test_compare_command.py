@@ -7,7 +7,11 @@ import pytest
 from click.testing import CliRunner
 
 from bayescal.cli import main
-from bayescal.report.compare_command import comparison_frame
+from bayescal.report.compare_command import (
+    MIN_DATASETS,
+    comparison_frame,
+    few_datasets_caution,
+)
 from bayescal.stats.methods import compare_methods
 from tests.report.cube_factory import make_cube
 from tests.study.conftest import TINY_SPEC
@@ -30,6 +34,35 @@ def test_friedman_table(store):
     assert "classifier lr:\n  skipped: only ['raw'] applies" in out.output
     assert "friedman on brier (lower is better), 2 methods x 2 datasets" in out.output
     assert "Nemenyi CD =" in out.output and "mean rank" in out.output
+    # two data sets: the verdict comes with Demšar's caution
+    assert "caution: only 2 data sets" in out.output and "Demšar 2006" in out.output
+
+
+def test_few_datasets_caution_threshold():
+    assert few_datasets_caution(MIN_DATASETS) is None
+    assert few_datasets_caution(12) is None
+    assert "only 4 data sets" in few_datasets_caution(4)
+    assert "only 1 data set;" in few_datasets_caution(1)
+
+
+def test_hierarchical_sampler_options_are_passed_through(store, monkeypatch):
+    import bayescal.stats.methods as methods
+
+    seen = []
+
+    def fake(*args, **kwargs):
+        seen.append(kwargs.get("hierarchical_options"))
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(methods, "compare_methods", fake)
+    out = CliRunner().invoke(main, ["compare", str(store), "--test", "hierarchical",
+                                    "--classifier", "nb", "--tune", "3000", "--draws", "1500",
+                                    "--target-accept", "0.99"])
+    assert "stop here" in out.output
+    assert seen == [{"tune": 3000, "draws": 1500, "target_accept": 0.99}]
+    out = CliRunner().invoke(main, ["compare", str(store), "--test", "hierarchical",
+                                    "--classifier", "nb"])
+    assert seen[-1] is None  # the estimator's own defaults
 
 
 def test_bayesian_table(store):
@@ -46,6 +79,9 @@ def test_bayesian_table(store):
         (["--metric", "nonsense"], "'nonsense' is not a variable"),
         (["--classifier", "svm"], "--classifier ['svm'] not in the study"),
         (["--test", "signed-rank", "--control", "platt"], "`control` 'platt'"),
+        (["--tune", "500"], "--tune only apply to --test hierarchical"),
+        (["--test", "hierarchical", "--target-accept", "1.0"], "--target-accept"),
+        (["--test", "hierarchical", "--draws", "0"], "--draws"),
     ],
 )
 def test_errors(store, args, message):

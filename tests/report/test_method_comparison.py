@@ -80,7 +80,8 @@ def test_report_section_has_cd_diagram_and_bayesian_comparison():
     page = comparison_section(cube, "brier")
     assert page.startswith("<section id='comparison'>")
     assert "<h3>nb</h3>" in page and "<h3>blr</h3>" not in page  # blr has one scenario
-    assert page.count("<img src=\"data:image/png;base64,") == 2
+    assert page.count('<svg role="img"') == 2
+    assert "Caution: only 3 data sets" in page and "Demšar 2006" in page
     assert "friedman on brier" in page and "signed-rank on brier" in page
     assert "P(better)" in page
 

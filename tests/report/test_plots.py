@@ -120,8 +120,13 @@ def test_grid_has_panels_only_for_applicable_cells_and_multiclass_uses_top_label
     )
     preds = CubePredictions.from_cube(cube, "d")
     fig = reliability_grid_figure(preds)
-    assert len(_grid_axes(fig)) == 3
-    assert "not applicable" in [t.get_text() for t in fig.texts]
+    axes = _grid_axes(fig)
+    assert len(axes) == 3
+    # no empty placeholder panel: b's row is shorter, each panel titled with its scenario
+    assert not any("not applicable" in t.get_text() or "not run" in t.get_text()
+                   for t in fig.texts)
+    assert [ax.get_title() for ax in axes] == ["raw", "cal", "raw"]
+    assert fig.legends and all(ax.get_legend() is None for ax in axes)  # legend outside data
     # three classes: the top-label diagram of the same figure function
     rng = np.random.default_rng(0)
     P = rng.dirichlet([1, 1, 1], size=150)

@@ -28,13 +28,28 @@ def test_run_then_show(tiny_spec_path, tmp_path):
     assert table[0].split() == ["classifier", "scenario", "blobs", "iris"]
     assert [line.split()[:2] for line in table[2:5]] == [["nb", "raw"], ["nb", "sigmoid_cv"],
                                                          ["lr", "raw"]]
-    assert table[-1] == "means over folds; * best (lower is better); ! unconverged; - not run"
+    legend = table.index("means over folds; * best (lower is better); ! unconverged; - not run")
+    # the binary metrics' positive class is stated (blobs has two classes, iris three)
+    stated = " ".join(table[legend + 1:])
+    assert stated.startswith("Positive class (code 1) of each two-class data set: blobs '1'")
+    assert "iris" not in stated
     again = runner.invoke(main, ["run", str(tiny_spec_path), "--store", str(store), "-j", "1",
                                  "-q"])
     assert again.exit_code != 0 and "--resume" in again.output
     resumed = runner.invoke(main, ["run", str(tiny_spec_path), "--store", str(store), "-j",
                                    "1", "-q", "--resume"])
     assert resumed.exit_code == 0, resumed.output
+    # export formats: the table alone on stdout, the status line on stderr
+    for fmt, first in (("csv", "metric,classifier,scenario,dataset,mean,best,significant,"
+                                "unconverged"), ("md", "log\\_loss"), ("latex", "% log\\_loss"),
+                       ("html", "<table class='results'>")):
+        exported = runner.invoke(main, ["show", str(store), "-m", "log_loss", "--format", fmt])
+        assert exported.exit_code == 0, exported.output
+        assert exported.stdout.splitlines()[0].startswith(first), (fmt, exported.stdout[:200])
+        assert "(complete): 18 done" not in exported.stdout
+        assert "(complete): 18 done" in exported.stderr
+    rows = runner.invoke(main, ["show", str(store), "--format", "csv"]).stdout.splitlines()
+    assert len(rows) == 1 + 3 * 2, "\n".join(rows)  # no blank line at the end
     bad = runner.invoke(main, ["show", str(store), "--metric", "nonsense"])
     assert bad.exit_code != 0 and "no metric 'nonsense'" in bad.output
 

@@ -27,6 +27,20 @@ def test_class_subset_and_binarisation():
     assert binary.class_names == ("not setosa", "setosa")
 
 
+def test_label_column_and_one_positive_label(tmp_path):
+    (tmp_path / "visits.csv").write_text("age,outcome\n30,yes\n40,no\n50,yes\n60,no\n"
+                                         "35,no\n45,yes\n")
+    base = _prep(DatasetSpec("v", source="visits", label="outcome"), data_dir=str(tmp_path))
+    assert base.class_names == ("no", "yes") and base.feature_names == ("age",)
+    np.testing.assert_array_equal(base.y, [1, 0, 1, 0, 0, 1])
+    flipped = _prep(DatasetSpec("v", source="visits", label="outcome", positive=("no",)),
+                    data_dir=str(tmp_path))
+    assert flipped.class_names == ("yes", "no")  # two classes keep their names
+    np.testing.assert_array_equal(flipped.y, 1 - base.y)
+    with pytest.raises(ValueError, match="no 'target' column"):
+        _prep(DatasetSpec("v", source="visits"), data_dir=str(tmp_path))
+
+
 def test_drop_features_and_max_samples():
     iris = load_iris()
     spec = DatasetSpec("small", source="iris", drop_features=("sepal length (cm)",),

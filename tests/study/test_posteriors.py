@@ -78,7 +78,7 @@ def test_posteriors_of_bayesian_cells_are_kept_and_plotted(tmp_path, test_estima
     from bayescal.report.html import build_report
 
     page = build_report(tree, tmp_path / "report", progress=False, dpi=30).read_text()
-    section = page[page.index("<section id='posterior-plots'>"):]
-    section = section[: section.index("</section>")]
-    assert section.count("<img ") == 2 * 6  # rank and trace plot, every failed cell
+    section = page[page.index("<details class='section' id='posterior-plots'>"):]
+    section = section[: section.index("</details>")]
+    assert section.count('<svg role="img"') == 2 * 6  # rank and trace plot, every failed cell
     assert "rank plot of iris / lr / raw / fold 2" in section

@@ -92,7 +92,22 @@ BAD_SPECS = [
     (_replace('source = "iris"', 'source = "iris"\noverrides = { raw = { C = 1.0 } }'),
      "datasets.iris.overrides.raw", "has no calibrator"),
     (_replace("[study]", "[study"), "<toml>", "not valid TOML"),
+    (_replace('generator = "sklearn.datasets.make_classification"',
+              'generator = "sklearn.datasets.make_classification"\nlabel = "y"'),
+     "datasets.blobs.label", "only a 'source' dataset"),
+    (_replace('source = "iris"', 'source = "iris"\nlabel = 3'),
+     "datasets.iris.label", "expected a column name"),
+    (_replace('source = "iris"', 'source = "iris"\npositive = true'),
+     "datasets.iris.positive", "expected a non-empty list of labels"),
 ]
+
+
+def test_label_and_one_positive_label_are_read(tmp_path):
+    path = _write(tmp_path, _replace('source = "iris"',
+                                     'source = "iris"\nlabel = "target"\npositive = "setosa"'))
+    spec = load_spec(path)
+    iris = next(d for d in spec.datasets if d.name == "iris")
+    assert iris.label == "target" and iris.positive == ("setosa",)
 
 
 @pytest.mark.parametrize(("text", "key", "reason"), BAD_SPECS,
