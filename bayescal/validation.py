@@ -903,8 +903,62 @@ def bounded_expit(eta: Any) -> np.ndarray:
     return np.clip(p, OUTPUT_FLOOR, 1.0 - OUTPUT_FLOOR)
 
 
-__all__ += ["DEFAULT_CLIP", "OUTPUT_FLOOR", "SCORE_INPUTS", "bounded_expit", "check_score_input",
-            "clip_constraint", "clip_probabilities"]
+def has_credible_interval(estimator: Any) -> bool:
+    """Whether ``estimator.predict_interval(X, prob)`` gives an interval of mass ``prob``.
+
+    True for the Bayesian estimators (credible intervals); False for an
+    estimator without ``predict_interval`` and for one whose interval has no
+    nominal coverage and so refuses ``prob`` (the Venn-ABERS pair, which sets
+    ``_interval_has_coverage = False``). Callers that pass ``prob`` (the study
+    runner, the calibration-map plot) ask this first.
+    """
+    return hasattr(estimator, "predict_interval") and getattr(
+        estimator, "_interval_has_coverage", True
+    )
+
+
+def bounded_softmax(eta: Any, axis: int = -1) -> np.ndarray:
+    """The softmax with bayescal's output floor: no class probability is exactly 0 or 1.
+
+    Parameters
+    ----------
+    eta : array-like
+        Logits (any real numbers); ``axis`` indexes the ``K >= 2`` classes.
+    axis : int, default=-1
+        The class axis.
+
+    Returns
+    -------
+    ndarray
+        ``OUTPUT_FLOOR + (1 - K OUTPUT_FLOOR) softmax(eta)``: the softmax,
+        computed in log space (``exp(log_softmax(eta))``, no overflow for any
+        logits), mixed with the uniform distribution at weight
+        ``K OUTPUT_FLOOR``. Every entry lies in
+        ``[OUTPUT_FLOOR, 1 - (K - 1) OUTPUT_FLOOR]`` and rows still sum to 1.
+        Where ``softmax`` itself is above the floor it moves by at most
+        ``K OUTPUT_FLOOR``; the plain softmax rounds to exactly 0 once two
+        logits differ by more than about 745 and to exactly 1 once the others
+        are below ``1.1e-16`` of the largest (a difference of about 37).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.special import softmax
+    >>> eta = np.array([[0.0, 40.0, -800.0]])
+    >>> p = bounded_softmax(eta)
+    >>> bool(softmax(eta).max() == 1.0), bool(p.max() < 1.0), bool(p.min() >= OUTPUT_FLOOR)
+    (True, True, True)
+    """
+    from scipy.special import log_softmax
+
+    eta = np.asarray(eta, dtype=float)
+    n_classes = eta.shape[axis]
+    return OUTPUT_FLOOR + (1.0 - n_classes * OUTPUT_FLOOR) * np.exp(log_softmax(eta, axis=axis))
+
+
+__all__ += ["DEFAULT_CLIP", "OUTPUT_FLOOR", "SCORE_INPUTS", "bounded_expit", "bounded_softmax",
+            "check_score_input", "clip_constraint", "clip_probabilities",
+            "has_credible_interval"]
 
 
 def check_features(

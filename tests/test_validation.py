@@ -162,6 +162,25 @@ def test_bounded_expit_keeps_sigmoid_outputs_off_zero_and_one():
     assert expit(40.0) == 1.0  # what the floor prevents
 
 
+def test_bounded_softmax_keeps_every_class_off_zero_and_one():
+    from scipy.special import softmax
+
+    from bayescal.validation import OUTPUT_FLOOR, bounded_softmax
+
+    eta = np.array([[0.0, 40.0, -800.0], [1.0, 2.0, 3.0], [1e4, -1e4, 0.0], [5.0, 5.0, 5.0]])
+    p = bounded_softmax(eta)
+    assert softmax(eta).max() == 1.0 and softmax(eta).min() == 0.0  # what the floor prevents
+    assert np.all((p >= OUTPUT_FLOOR) & (p <= 1.0 - 2 * OUTPUT_FLOOR * 0.99))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-15)
+    # off the floor it is the softmax (the uniform mixture moves it by <= K * floor)
+    np.testing.assert_allclose(p[1], softmax(eta[1]), rtol=1e-13)
+    np.testing.assert_allclose(p[3], 1.0 / 3.0, rtol=1e-15)
+    # any axis; order preserved along it
+    q = bounded_softmax(eta.T, axis=0)
+    np.testing.assert_allclose(q, p.T, rtol=1e-15)
+    assert np.all(np.argsort(p, axis=1) == np.argsort(eta, axis=1))
+
+
 @pytest.mark.parametrize("make", [
     lambda: BetaCalibrator(),
     lambda: PlattCalibrator(input="logit"),

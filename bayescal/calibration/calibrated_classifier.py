@@ -24,7 +24,7 @@ from bayescal.calibration._fitting import fit_estimator
 from bayescal.calibration._scores import calibrator_for, classifier_scores, score_method
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.generation import generate_calibration_data, group_binary_problems
-from bayescal.validation import check_classification_data, check_features
+from bayescal.validation import check_classification_data, check_features, has_credible_interval
 
 __all__ = ["SCENARIOS", "CalibratedClassifier"]
 
@@ -359,7 +359,7 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             part = getattr(self, "calibrator_", None) or self.calibrator
         else:
             part = getattr(self, "estimator_", None) or self.estimator
-        return hasattr(part, "predict_interval")
+        return has_credible_interval(part)
 
     @available_if(_has_interval)
     def predict_interval(self, X: Any, prob: float = 0.9, *, kind: str = "eti") -> np.ndarray:

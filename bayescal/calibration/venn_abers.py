@@ -203,6 +203,19 @@ def merge_venn_abers(p0: np.ndarray, p1: np.ndarray, loss: str = "log") -> np.nd
     return g1 / (g0 + g1)
 
 
+def _refuse_interval_mass(estimator: Any, prob: Any, kind: Any) -> None:
+    """Raise for a ``prob`` or ``kind`` a Venn-ABERS pair cannot honour."""
+    for name, value in (("prob", prob), ("kind", kind)):
+        if value is not None:
+            raise ValueError(
+                f"`{name}`={value!r} cannot be honoured by {type(estimator).__name__}."
+                "predict_interval: the Venn-ABERS pair (p0, p1) has no nominal coverage (one "
+                "of its ends is calibrated, whatever the mass), so it is not an interval of a "
+                f"given mass or kind. Call predict_interval(X) without `{name}`, or use a "
+                "Bayesian calibrator for credible intervals."
+            )
+
+
 class VennAbersCalibrator(BinaryCalibrator):
     """Inductive Venn-ABERS predictor (IVAP) on classifier scores.
 
@@ -301,6 +314,9 @@ class VennAbersCalibrator(BinaryCalibrator):
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
         return merge_venn_abers(*self._pairs(scores))
 
+    #: The pair is not an interval of a stated mass (see ``predict_interval``).
+    _interval_has_coverage = False
+
     def predict_interval(
         self, scores: Any, prob: float | None = None, *, kind: str | None = None
     ) -> np.ndarray:
@@ -310,20 +326,26 @@ class VennAbersCalibrator(BinaryCalibrator):
         ----------
         scores : array-like of shape (n,) or (n, 2)
         prob : None
-            Accepted for the interface of the posterior contract
-            (``predict_interval(X, prob=..., kind=...)``) and ignored: a
-            Venn-ABERS interval has no nominal coverage; its validity is that
-            one of its ends is calibrated.
+            Must be None (the default). A Venn-ABERS pair has no nominal
+            coverage -- its validity is that one of its ends is calibrated --
+            so no credible mass can be honoured, and any value is refused
+            rather than ignored.
         kind : None
-            Accepted for the same interface and ignored (the pair is not a
-            quantile interval, so neither ``"eti"`` nor ``"hdi"`` applies).
+            Must be None, for the same reason (the pair is not a quantile
+            interval, so neither ``"eti"`` nor ``"hdi"`` applies).
 
         Returns
         -------
         ndarray of shape (n, 2, 2)
             ``[:, 1, :] = (p0, p1)`` for class 1 and ``[:, 0, :] = (1 - p1,
             1 - p0)`` for class 0.
+
+        Raises
+        ------
+        ValueError
+            ``prob`` or ``kind`` given.
         """
+        _refuse_interval_mass(self, prob, kind)
         check_is_fitted(self, "classes_")
         p0, p1 = self._pairs(self._validate_scores(scores))
         return np.stack([np.column_stack([1 - p1, 1 - p0]), np.column_stack([p0, p1])], axis=1)
@@ -501,14 +523,19 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
         """The class of larger merged probability (class 1 on ties above 0.5 only)."""
         return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
 
+    #: The pair is not an interval of a stated mass (see ``predict_interval``).
+    _interval_has_coverage = False
+
     def predict_interval(
         self, X: Any, prob: float | None = None, *, kind: str | None = None
     ) -> np.ndarray:
         """The (merged) Venn-ABERS pair per class, shape ``(n, 2, 2)``.
 
-        ``prob`` and ``kind`` are accepted for the posterior contract's
-        interface and ignored (see :meth:`VennAbersCalibrator.predict_interval`).
+        ``prob`` and ``kind`` must be None: the pair has no nominal coverage
+        (see :meth:`VennAbersCalibrator.predict_interval`); a value raises a
+        ``ValueError``.
         """
+        _refuse_interval_mass(self, prob, kind)
         p0, p1 = self.predict_pairs(X)
         with np.errstate(divide="ignore"):
             lo = 1.0 - np.exp(np.mean(np.log1p(-p0), axis=1))

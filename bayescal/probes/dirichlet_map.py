@@ -30,7 +30,6 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -40,6 +39,7 @@ from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnosti
 from bayescal.probes.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
 from bayescal.validation import (
     DEFAULT_CLIP,
+    bounded_softmax,
     check_consistent_length,
     check_labels,
     check_n_classes_present,
@@ -149,7 +149,10 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
     Notes
     -----
     See the module docstring for the model. ``predict_proba`` is the
-    posterior mean of ``softmax(W ln q + b)`` (rows renormalised);
+    posterior mean of ``softmax(W ln q + b)`` (rows renormalised), the
+    softmax computed in log space and kept off exact 0 and 1 by
+    :func:`bayescal.validation.bounded_softmax` (every probability in
+    ``[1e-15, 1 - (K - 1) 1e-15]``, as the sigmoid maps' ``bounded_expit``);
     ``predict_interval(scores, prob)`` the equal-tailed (or HDI) credible
     interval of each class probability, shape ``(n, K, 2)``.
 
@@ -269,4 +272,4 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         else:
             W = np.concatenate([weights, np.zeros((weights.shape[0], 1, k))], axis=1)
             eta = np.einsum("nj,sij->sni", log_q, W)
-        return softmax(eta + b[:, None, :], axis=2)
+        return bounded_softmax(eta + b[:, None, :], axis=2)

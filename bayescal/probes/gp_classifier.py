@@ -253,11 +253,14 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     Amplitude ``HalfNormal(2)``: a probit latent beyond +-4 is saturated.
 
     *Collapse detection* (EP): when the leave-one-out (cavity) predictive
-    probabilities span less than 0.05 while both classes occur, or the EP marginal
-    likelihood is no better than a constant-probability model's, the fit is
-    marked failed in ``diagnostics_`` and a
+    log-odds span less than 0.2 while both classes occur, or the leave-one-out
+    log predictive density is no better than that of the class frequency, the
+    fit is marked failed in ``diagnostics_`` and a
     :class:`~bayescal.probes.posterior.PosteriorDiagnosticsWarning` is raised
-    (:func:`bayescal.probes.gp_hyper.collapse_failures`).
+    (:func:`bayescal.probes.gp_hyper.collapse_failures`). With ``K >= 3``
+    classes the check runs on each one-vs-rest latent and the message names
+    the class; a class the model does discriminate out of sample is never
+    reported.
 
     *EP* (Rasmussen & Williams 2006, Algorithms 3.5-3.6): the hyper-parameters
     maximise ``log Z_EP + log p(theta)`` (Eq. 3.65 plus the priors above, in
@@ -436,13 +439,14 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             from bayescal.probes.gp_sparse import choose_inducing_inputs
 
             self.inducing_inputs_ = choose_inducing_inputs(Xs, int(self.n_inducing), self.seed_)
-        for target in targets:
+        for k, target in enumerate(targets):
             yk = np.where(target, 1.0, -1.0)
             fit, note, ard = self._fit_one_ep(Xs, yk)
             fits.append(fit)
             ards.append(ard)
             notes.append(note)
-            collapse += collapse_failures(yk, fit.result)
+            label = self.classes_[k].item() if n_classes > 2 else None
+            collapse += collapse_failures(yk, fit.result, label=label)
         thetas = [f.theta_full for f in fits]
         self.ard_ = np.array(ards)
         self.theta_ = np.array(thetas)

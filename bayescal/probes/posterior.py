@@ -42,7 +42,9 @@ __all__ = [
     "PosteriorDiagnostics",
     "PosteriorDiagnosticsWarning",
     "PosteriorPredictiveMixin",
+    "POINT_ESTIMATES",
     "credible_interval",
+    "point_estimate_of_draws",
     "diagnostic_failures",
     "posterior_diagnostics",
     "record_diagnostics",
@@ -113,20 +115,62 @@ def credible_interval(
     return lower, upper
 
 
+#: The posterior point summaries of a probability ``predict_proba`` can return.
+POINT_ESTIMATES = ("mean", "median")
+
+
+def point_estimate_of_draws(draws: np.ndarray, point_estimate: str = "mean") -> np.ndarray:
+    """Posterior mean or median of class-probability draws, rows summing to 1.
+
+    Parameters
+    ----------
+    draws : ndarray of shape (S, n, K)
+        Class probabilities under each of ``S`` posterior draws.
+    point_estimate : {"mean", "median"}, default="mean"
+        ``"mean"``: the posterior predictive probability ``P(y = k | x, data)
+        = E[p_k(x)]``, the one that minimises the expected Brier score and log
+        loss, but for a skewed posterior of ``p_k(x)`` possibly outside its
+        own equal-tailed interval (a tail holding under ``(1 - prob) / 2`` of
+        the draws can carry the mean beyond the interval's end). ``"median"``:
+        the posterior median of ``p_k(x)``, inside every equal-tailed interval
+        by construction. With two classes the median of ``p_1`` is taken and
+        ``p_0 = 1 - p_1`` (also the median of ``p_0``); with ``K > 2`` the
+        per-class medians are divided by their sum, so they are the medians
+        only up to that normalisation.
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    check_choice(point_estimate, "point_estimate", POINT_ESTIMATES)
+    if point_estimate == "mean":
+        proba = draws.mean(axis=0)
+        return proba / proba.sum(axis=1, keepdims=True)
+    if draws.shape[-1] == 2:
+        p1 = np.median(draws[..., 1], axis=0)
+        return np.stack([1.0 - p1, p1], axis=-1)
+    proba = np.median(draws, axis=0)
+    return proba / proba.sum(axis=1, keepdims=True)
+
+
 class PosteriorPredictiveMixin:
     """``predict_proba``, ``predict`` and ``predict_interval`` from probability draws.
 
     A probe implements ``_proba_draws(X) -> ndarray of shape (n_draws, n, K)``:
     the class probabilities under each posterior draw (or under each draw of an
     approximate posterior). This mixin averages them for ``predict_proba`` and
-    takes their quantiles for ``predict_interval``.
+    takes their quantiles for ``predict_interval``; an estimator with a
+    ``point_estimate`` parameter can return the posterior median instead.
     """
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Posterior-mean class probabilities, shape ``(n, K)``; rows sum to 1."""
+        """Posterior-mean class probabilities, shape ``(n, K)``; rows sum to 1.
+
+        The posterior median instead where the estimator has
+        ``point_estimate="median"`` (see :func:`point_estimate_of_draws`).
+        """
         draws = self._proba_draws(X)
-        proba = draws.mean(axis=0)
-        return proba / proba.sum(axis=1, keepdims=True)
+        return point_estimate_of_draws(draws, getattr(self, "point_estimate", "mean"))
 
     def predict(self, X: Any) -> np.ndarray:
         """Class with the largest posterior-mean probability."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayescal.report._axes import draw_unit_diagonal
-from bayescal.validation import check_array_1d, check_fraction
+from bayescal.validation import check_array_1d, check_fraction, has_credible_interval
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -106,7 +106,7 @@ def evaluate_map(calibrator: Any, grid: Any = None, *, prob: float = 0.9) -> Map
     lower = upper = None
     if hasattr(calibrator, "map_band"):
         mean, lower, upper = _band_from_map_band(calibrator.map_band(grid, prob=prob))
-    elif hasattr(calibrator, "predict_interval") and hasattr(calibrator, "predict_proba"):
+    elif has_credible_interval(calibrator) and hasattr(calibrator, "predict_proba"):
         mean = np.asarray(calibrator.predict_proba(grid))[:, 1]
         band = np.asarray(calibrator.predict_interval(grid, prob))[:, 1, :]
         lower, upper = band[:, 0], band[:, 1]

@@ -29,6 +29,7 @@ from bayescal.study.scoring import LABEL_METRICS, label_metrics, truth_metrics
 from bayescal.study.seeds import CLASSIFIER, SCENARIO, derive_seed
 from bayescal.study.sharing import FitCache, SharedFitClassifier
 from bayescal.study.spec import CALIBRATED_CLASSIFIER, ScenarioSpec, Spec
+from bayescal.validation import has_credible_interval
 
 __all__ = ["Task", "build_model", "generation_scenario", "run_task"]
 
@@ -158,7 +159,7 @@ def _compute_cell(spec: Spec, task: Task, s: int, data: PreparedData, train: np.
         proba = _aligned(model.predict_proba(data.X[test]), model.classes_, K)
         interval = None
         inner = model.estimator_ if isinstance(model, SharedFitClassifier) else model
-        if hasattr(inner, "predict_interval"):
+        if has_credible_interval(inner):
             interval = np.asarray(inner.predict_interval(data.X[test],
                                                          prob=spec.metrics.probe_interval))
         values["predict_seconds"] = time.perf_counter() - start

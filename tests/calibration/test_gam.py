@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,6 +16,7 @@ from bayescal.calibration import LogisticGAMCalibrator, PlattCalibrator
 from bayescal.calibration.gam import pspline_basis
 
 GRID = np.linspace(0.02, 0.98, 97)
+DATA_DIR = Path("/work/shared/data")
 
 
 def _linear_truth(seed, n=4000, input="score"):
@@ -52,11 +55,12 @@ def test_reml_reduces_to_linear_in_most_samples(input):
     assert max(gaps) < 0.03
 
 
-def test_infinite_smoothing_is_exactly_the_platt_fit():
+@pytest.mark.parametrize("target_smoothing", [True, False])
+def test_infinite_smoothing_is_exactly_the_platt_fit(target_smoothing):
     s, y = _linear_truth(2)
-    gam = LogisticGAMCalibrator(criterion="ubre").fit(s, y)
+    gam = LogisticGAMCalibrator(criterion="ubre", target_smoothing=target_smoothing).fit(s, y)
     assert np.isinf(gam.smoothing_) and gam.edf_ == 2.0
-    linear = PlattCalibrator(target_smoothing=False).fit(s, y)
+    linear = PlattCalibrator(target_smoothing=target_smoothing).fit(s, y)
     wide = np.linspace(0.0, 1.0, 101)  # also beyond the calibration range (linear extension)
     np.testing.assert_allclose(
         gam.predict_proba(wide)[:, 1], linear.predict_proba(wide)[:, 1], atol=1e-6
@@ -108,7 +112,7 @@ def test_selected_smoothing_minimises_ubre():
     rng = np.random.default_rng(2)
     s = rng.uniform(size=3000)
     y = (rng.uniform(size=s.size) < 0.1 + 0.8 * np.sin(np.pi * s) ** 2).astype(int)
-    gam = LogisticGAMCalibrator(criterion="ubre").fit(s, y)
+    gam = LogisticGAMCalibrator(criterion="ubre", target_smoothing=False).fit(s, y)
     rho = np.log(gam.smoothing_)
     grid = rho + np.array([-1.0, -0.3, 0.0, 0.3, 1.0])
     ubre = _independent_ubre(s, y, gam.knots_, grid)
@@ -155,6 +159,79 @@ def test_outputs_are_probabilities(scores, seed, criterion):
     assert np.all((p >= 0) & (p <= 1))
 
 
+def _small_real_set():
+    """38 naive-Bayes calibration scores of heart_disease_cleveland, the issue-27 case."""
+    from sklearn.impute import SimpleImputer
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.pipeline import make_pipeline
+
+    from bayescal.datasets import load_dataset
+
+    data = load_dataset("heart_disease_cleveland", DATA_DIR)
+    X, y = data.X, (data.y == np.unique(data.y)[0]).astype(int)
+    keep = np.random.default_rng(0).choice(y.size, size=120, replace=False)
+    X, y = X[keep], y[keep]
+    train, test = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))[3]
+    cal, fit = train[:38], train[38:]
+    model = make_pipeline(SimpleImputer(), GaussianNB()).fit(X[fit], y[fit])
+    return (model.predict_proba(X[cal])[:, 1], y[cal],
+            model.predict_proba(X[test])[:, 1], y[test])
+
+
+@pytest.mark.skipif(not DATA_DIR.is_dir(), reason=f"the shared data folder {DATA_DIR} is absent")
+@pytest.mark.parametrize("criterion", ["ubre", "gcv", "reml"])
+def test_small_real_calibration_set_is_not_interpolated(criterion):
+    s_cal, y_cal, s_test, y_test = _small_real_set()
+    import warnings
+
+    from sklearn.metrics import log_loss
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        free = LogisticGAMCalibrator(  # the behaviour before issue 27
+            criterion=criterion, min_events_per_edf=None, target_smoothing=False
+        ).fit(s_cal, y_cal)
+    platt = PlattCalibrator().fit(s_cal, y_cal)
+    platt_loss = log_loss(y_test, platt.predict_proba(s_test))
+    # Without the floor every criterion chooses a tiny lambda and a spline through the labels
+    assert free.smoothing_ < 1e-4 and free.edf_ > 4.0
+    assert log_loss(y_test, free.predict_proba(s_test)) > 5 * platt_loss
+    gam = LogisticGAMCalibrator(criterion=criterion).fit(s_cal, y_cal)
+    # 38 rows, at most 19 in the smaller class: only the linear fit is allowed
+    assert gam.max_edf_ == 2.0 and gam.edf_bound_active_
+    assert np.isinf(gam.smoothing_) and gam.edf_ == 2.0
+    assert log_loss(y_test, gam.predict_proba(s_test)) == pytest.approx(platt_loss, rel=1e-6)
+
+
+@pytest.mark.parametrize("n", [60, 150, 400])
+def test_edf_never_exceeds_the_events_per_parameter_bound(n):
+    rng = np.random.default_rng(n)
+    s = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < 0.1 + 0.8 * np.sin(np.pi * s) ** 2).astype(int)
+    gam = LogisticGAMCalibrator(min_events_per_edf=10).fit(s, y)
+    events = min(y.sum(), n - y.sum())
+    assert gam.max_edf_ == pytest.approx(max(2.0, events / 10))
+    assert gam.edf_ <= gam.max_edf_ * (1 + 1e-6)
+    free = LogisticGAMCalibrator(min_events_per_edf=None).fit(s, y)
+    assert np.isinf(free.max_edf_) and not free.edf_bound_active_
+    if free.edf_ > gam.max_edf_ * (1 + 1e-3):
+        # the bound binds: the fit sits on it (boundary found by bisection)
+        assert gam.edf_bound_active_
+        assert gam.edf_ == pytest.approx(gam.max_edf_, abs=0.05) or np.isinf(gam.smoothing_)
+    else:
+        assert gam.edf_ == pytest.approx(free.edf_, rel=1e-6)
+
+
+def test_separable_small_set_stays_finite_with_target_smoothing():
+    s = np.linspace(0.05, 0.95, 30)
+    y = (s > 0.5).astype(int)
+    gam = LogisticGAMCalibrator().fit(s, y)
+    p = gam.predict_proba(s)[:, 1]
+    assert p.min() > 1e-3 and p.max() < 1 - 1e-3  # Platt's targets bound the fit away from 0/1
+    np.testing.assert_allclose(p, PlattCalibrator().fit(s, y).predict_proba(s)[:, 1], atol=1e-6)
+
+
 BAD = [
     (dict(), [0.1, 0.2, 0.3], [0, 0, 0], ValueError, "single class"),
     (dict(), [0.3, 0.3, 0.3], [0, 1, 1], ValueError, "two distinct"),
@@ -163,6 +240,8 @@ BAD = [
     (dict(n_knots=2), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "n_knots"),
     (dict(degree=0), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "degree"),
     (dict(n_knots=5.0), [0.1, 0.2, 0.3], [0, 1, 1], TypeError, "n_knots"),
+    (dict(min_events_per_edf=0), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "min_events_per_edf"),
+    (dict(target_smoothing="yes"), [0.1, 0.2, 0.3], [0, 1, 1], ValueError, "target_smoothing"),
     (dict(), [0.1, 0.2, np.nan], [0, 1, 1], ValueError, "NaN"),
 ]
 

@@ -144,9 +144,24 @@ def test_invariants_pairs_ordered_and_monotone(labels, seed):
 
 def test_predict_interval_shape_and_classes():
     s, y = _data(200, 1)
-    iv = VennAbersCalibrator().fit(s, y).predict_interval([0.2, 0.7], prob=0.9)
+    iv = VennAbersCalibrator().fit(s, y).predict_interval([0.2, 0.7])
     assert iv.shape == (2, 2, 2)
     np.testing.assert_allclose(iv[:, 0, :], 1 - iv[:, 1, ::-1])
+
+
+@pytest.mark.parametrize(("name", "value"), [("prob", 0.5), ("prob", 0.99), ("kind", "eti")])
+def test_predict_interval_refuses_a_mass_it_cannot_honour(name, value):
+    # issue 27: prob=0.5 and prob=0.99 used to give the same pair, silently
+    from bayescal.validation import has_credible_interval
+
+    s, y = _data(200, 1)
+    X, labels = make_classification(n_samples=120, random_state=0)
+    for model, data in ((VennAbersCalibrator().fit(s, y), [0.2, 0.7]),
+                        (VennAbersClassifier(estimator=GaussianNB(), n_splits=2).fit(X, labels),
+                         X[:3])):
+        with pytest.raises(ValueError, match=rf"`{name}`=.*no nominal coverage"):
+            model.predict_interval(data, **{name: value})
+        assert not has_credible_interval(model)
 
 
 def test_classifier_interval_brackets_probability_and_string_labels():

@@ -118,6 +118,38 @@ def test_dynamic_programme_matches_enumeration_of_all_binnings(q):
     np.testing.assert_allclose(abb.predict_proba(cells.values)[:, 1], exact_mean, rtol=1e-10)
 
 
+def test_sbb_selected_posterior_mass_matches_enumeration_and_flags_a_constant_map():
+    # A weak trend on 9 rows: the one-bin binning is the most probable single binning
+    # although the binnings with cuts hold most of the posterior mass together.
+    s = np.array([0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85])
+    y = np.array([0, 1, 0, 0, 1, 0, 1, 1, 0.0])
+    cells, results = _brute_force(s, y, 0.2)
+    logs = np.array([r[0] for r in results])
+    best = int(np.argmax(logs))
+    assert results[best][1].size == 1  # the enumeration itself selects one bin
+    mass = float(np.exp(logs[best] - logsumexp(logs)))
+    assert mass < 0.5
+    with pytest.warns(UserWarning, match=r"constant map.*ABBCalibrator"):
+        sbb = SBBCalibrator(cut_probability=0.2, method="exact", random_state=0).fit(s, y)
+    assert sbb.diagnostics_.extra["selected_posterior_mass"] == pytest.approx(mass, rel=1e-10)
+    assert sbb.diagnostics_.extra["constant_map"] is True
+    assert not sbb.diagnostics_.converged
+    assert f"{mass:.2f}" in sbb.diagnostics_.failures[0]
+    assert np.ptp(sbb.predict_proba(np.linspace(0, 1, 11))[:, 1]) == 0.0
+
+
+def test_sbb_that_uses_the_scores_is_not_flagged():
+    import warnings
+
+    s, y = _calibrated(300, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning at all
+        sbb = SBBCalibrator(random_state=0, n_draws=10).fit(s, y)
+    assert sbb.posterior_.starts[0].size > 1 and sbb.diagnostics_.converged
+    assert "constant_map" not in sbb.diagnostics_.extra
+    assert 0.0 < sbb.diagnostics_.extra["selected_posterior_mass"] <= 1.0
+
+
 def test_abb_samples_binnings_with_their_posterior_probability():
     rng = np.random.default_rng(5)
     s = np.round(rng.uniform(size=6), 3)

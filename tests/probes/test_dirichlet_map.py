@@ -92,6 +92,22 @@ def test_posterior_contract_shapes_intervals_and_rows():
     np.testing.assert_array_equal(same.predict_proba(q[:20]), proba)  # seeded
 
 
+def test_confident_scores_never_give_an_exact_zero_or_one():
+    # issue 27: a steep map on near-certain scores rounded to exact 0/1 under softmax
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, size=300)
+    q = np.full((300, 3), 1e-12)
+    q[np.arange(300), y] = 1.0 - 2e-12  # a classifier that is (almost) always sure and right
+    q[:5] = np.full((5, 3), 1.0 / 3.0)
+    q /= q.sum(axis=1, keepdims=True)
+    cal = BayesianDirichletCalibrator(matrix="diagonal", draws=50, random_state=0).fit(q, y)
+    proba = cal.predict_proba(q)
+    draws = cal._proba_draws(q)
+    assert np.all((draws > 0.0) & (draws < 1.0))
+    assert np.all((proba > 0.0) & (proba < 1.0))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
 def test_model_is_a_pure_builder_with_named_dims():
     q, y = _data(n=30)
     model = dirichlet_map_model(

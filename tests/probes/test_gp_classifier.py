@@ -262,3 +262,31 @@ def test_bad_prediction_input():
         clf.predict_interval(GOOD_X, prob=0.0)
     with pytest.raises(ValueError, match="kind"):
         clf.predict_interval(GOOD_X, kind="box")
+
+
+def test_multiclass_collapse_check_is_per_class_and_quiet_when_the_model_discriminates(
+    shared_data_dir,
+):
+    # issue 27: on multi-class real data the old check (EP log Z against the constant
+    # model's maximised likelihood) called one-vs-rest fits with leave-one-out AUC
+    # 0.6-0.8 "collapsed" and set converged=False, without naming the class
+    from sklearn.impute import SimpleImputer
+    from sklearn.model_selection import train_test_split
+
+    from bayescal.datasets import load_dataset
+
+    data = load_dataset("heart_disease_cleveland", shared_data_dir)
+    X = SimpleImputer().fit_transform(data.X)
+    X, _, y, _ = train_test_split(X, data.y, train_size=250, stratify=data.y, random_state=0)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=50, stratify=y, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PosteriorDiagnosticsWarning)
+        gp = BayesianGPClassifier(inference="ep", draws=20, chains=1, random_state=0)
+        gp.fit(X_tr, y_tr)
+    assert gp.diagnostics_.converged and gp.classes_.size == 5
+    # it discriminates: held-out multi-class Brier well below the class-frequency model's
+    onehot = (y_te[:, None] == gp.classes_[None, :]).astype(float)
+    prior = np.mean(y_tr[:, None] == gp.classes_[None, :], axis=0)
+    brier_gp = np.mean(np.sum((gp.predict_proba(X_te) - onehot) ** 2, axis=1))
+    brier_prior = np.mean(np.sum((prior - onehot) ** 2, axis=1))
+    assert brier_gp < brier_prior - 0.05

@@ -9,9 +9,10 @@ from scipy.stats import chi2, invgamma
 from bayescal.probes.gp_ep import HyperPrior, rbf_kernel, run_ep
 from bayescal.probes.gp_hyper import (
     ARD_MAX_RATIO,
-    COLLAPSE_SPREAD,
+    COLLAPSE_LOGIT_SPREAD,
     collapse_failures,
     constant_model_log_likelihood,
+    constant_model_loo_log_likelihood,
     dimension_scaled_prior,
     fit_with_restarts,
     initial_lengthscale,
@@ -56,8 +57,38 @@ def test_uncorrelated_prior_is_reported_collapsed():
     np.testing.assert_allclose(loo_probabilities(res), 0.5, atol=1e-9)
     failures = collapse_failures(y, res)
     assert len(failures) == 2 and all(f.startswith("collapsed") for f in failures)
-    assert str(COLLAPSE_SPREAD) in failures[0]
+    assert str(COLLAPSE_LOGIT_SPREAD) in failures[0]
+    assert f"{100 * np.log(0.5):.2f}" in failures[1]  # every held-out row predicted at 0.5
     assert collapse_failures(np.ones(100), res) == []  # constant labels: nothing to explain
+    named = collapse_failures(y, res, label="tableware")
+    assert all(f.startswith("class 'tableware' (30 of 100 rows) against the rest: collapsed")
+               for f in named)
+
+
+def test_constant_model_loo_log_likelihood_by_hand():
+    y = np.r_[np.ones(3), -np.ones(5)]
+    by_hand = 0.0
+    for i in range(y.size):
+        rest = np.delete(y, i)
+        p1 = (np.sum(rest > 0) + 1) / (rest.size + 2)  # one pseudo-count per class
+        by_hand += np.log(p1 if y[i] > 0 else 1 - p1)
+    assert constant_model_loo_log_likelihood(y) == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_rare_class_that_is_discriminated_is_not_collapsed():
+    # A class of 5 rows in 150: its held-out predictions beat the class frequency
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 2))
+    y = np.where(X[:, 0] > 2.0, 1.0, -1.0)
+    assert np.sum(y > 0) == 5
+    res = run_ep(rbf_kernel(X, X, np.log([1.0, 1.0, 2.0])), y)
+    assert collapse_failures(y, res, label=3) == []
+    # 5 labels scattered at random and a short length-scale: the fit chases noise and
+    # predicts held-out rows worse than the class frequency
+    y_noise = np.where(np.isin(np.arange(150), rng.choice(150, 5, replace=False)), 1.0, -1.0)
+    res = run_ep(rbf_kernel(X, X, np.log([0.5, 0.5, 2.0])), y_noise)
+    failures = collapse_failures(y_noise, res, label=3)
+    assert failures and all(f.startswith("class 3 (5 of 150 rows)") for f in failures)
 
 
 def test_informative_fit_is_not_collapsed():

@@ -204,3 +204,24 @@ def test_predict_before_fit_and_wrong_width():
         blr.predict_proba(np.zeros((2, 2)))
     with pytest.raises(ValueError, match="impute"):
         blr.predict_proba(np.full((2, 3), np.nan))
+
+
+def test_posterior_median_lies_inside_its_interval_and_mean_is_the_draws_mean():
+    # issue 27: on wide data the posterior mean of p(x) can leave its own 90 % interval
+    # (a bimodal posterior near 0 and 1); the median never does
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 15))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)  # separable, 15 inputs on 40 rows
+    X_new = rng.normal(size=(200, 15))
+    kw = dict(inference="laplace", draws=400, random_state=0)
+    mean_fit = BayesianLogisticRegression(**kw).fit(X, y)
+    median_fit = BayesianLogisticRegression(point_estimate="median", **kw).fit(X, y)
+    draws = mean_fit._proba_draws(X_new)[..., 1]
+    iv = mean_fit.predict_interval(X_new, prob=0.9)[:, 1]
+    np.testing.assert_allclose(mean_fit.predict_proba(X_new)[:, 1], draws.mean(axis=0))
+    median = median_fit.predict_proba(X_new)[:, 1]
+    np.testing.assert_allclose(median, np.median(draws, axis=0))
+    assert np.all((iv[:, 0] <= median) & (median <= iv[:, 1]))
+    np.testing.assert_allclose(median_fit.predict_interval(X_new, prob=0.9)[:, 1], iv)
+    with pytest.raises(ValueError, match="point_estimate"):
+        BayesianLogisticRegression(point_estimate="mode", **kw).fit(X, y)

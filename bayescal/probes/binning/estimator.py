@@ -62,6 +62,8 @@ class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
             self.idata_,
             sampler="analytic",
             seconds=time.perf_counter() - start,
+            failures=extra.pop("failures", ()),
+            remedy=extra.pop("remedy", None),
             extra={
                 "n_models": int(posterior.weights.size),
                 **{k: v for k, v in extra.items() if k != "cell_mean"},
