@@ -56,6 +56,23 @@ class ImportanceCheck:
     resampled: bool
 
 
+def _psis_log_weights(log_ratio: np.ndarray) -> tuple[np.ndarray, float]:
+    """ArviZ's PSIS (arviz_stats 1.x) on log importance ratios: smoothed log weights and k.
+
+    ``arviz_stats.base.array_stats.psislw`` takes the *negated* log ratios
+    (its leave-one-out convention: the pointwise log-likelihood, whose
+    negation is the log weight) and returns the smoothed log weights.
+    """
+    from arviz_stats.base import array_stats
+
+    if np.ptp(log_ratio) == 0.0:  # no tail to fit: equal weights (arviz raises here)
+        return np.full(log_ratio.size, -np.log(log_ratio.size)), 0.0
+    smoothed, khat = array_stats.psislw(-log_ratio)
+    khat = float(khat)
+    # a shape that could not be estimated fails the check rather than passing it
+    return np.asarray(smoothed, dtype=float), khat if not np.isnan(khat) else float("inf")
+
+
 def pareto_smoothed_check(
     log_density: np.ndarray,
     log_approx: np.ndarray,
@@ -83,21 +100,22 @@ def pareto_smoothed_check(
     Notes
     -----
     A draw where the exact density is not finite (outside the support,
-    an overflow) gets weight zero; if every draw does, ``pareto_k`` is
-    infinite.
+    an overflow) gets weight zero; if every draw does, or the shape cannot
+    be estimated, ``pareto_k`` is infinite (the check fails). Equal ratios
+    at every draw (the approximation is the density) have no tail and give
+    ``pareto_k = 0``.
     """
-    from arviz_stats.base import array_stats
-
     k_max = DIAGNOSTIC_THRESHOLDS.pareto_k_max if k_max is None else float(k_max)
     log_ratio = np.asarray(log_density, dtype=float) - np.asarray(log_approx, dtype=float)
     n = log_ratio.size
     finite = np.isfinite(log_ratio)
     if not finite.any():
         return ImportanceCheck(float("inf"), np.full(n, -np.inf), np.arange(n), False)
-    log_ratio = np.where(finite, log_ratio, -np.inf)
     log_ratio = log_ratio - log_ratio[finite].max()
-    smoothed, khat = array_stats.psislw(np.where(finite, log_ratio, -1e300))
-    smoothed = np.where(finite, np.asarray(smoothed, dtype=float), -np.inf)
+    # a draw outside the support gets a weight exp(-745) (zero in double precision)
+    log_ratio = np.where(finite, log_ratio, log_ratio[finite].min() - 745.0)
+    smoothed, khat = _psis_log_weights(log_ratio)
+    smoothed = np.where(finite, smoothed, -np.inf)
     smoothed = smoothed - np.logaddexp.reduce(smoothed[finite])
     khat = float(khat)
     if np.isfinite(khat) and khat <= k_max:

@@ -274,6 +274,11 @@ def newton_mode(
         step = np.linalg.solve(chol.T, np.linalg.solve(chol, grad))
         decrement = 0.5 * float(grad @ step)
         if damping == 0.0 and decrement < gtol:
+            # one last full step: quadratic convergence makes the gradient negligible
+            candidate = x + step
+            new_value, _, new_hess = value_grad_hess(candidate)
+            if np.isfinite(new_value) and new_value >= value - 1e-12 * abs(value):
+                return candidate, -new_hess, it
             return x, neg, it - 1
         t = 1.0
         while True:  # backtracking (Armijo) line search
