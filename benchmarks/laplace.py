@@ -61,6 +61,33 @@ def cpu(fn, repeats: int) -> float:
     return float(np.median(times))
 
 
+def bench_size(n: int, d: int, repeats: int, before: bool) -> tuple[dict[str, float], float]:
+    """CPU seconds of each method at ``n`` rows, and the Laplace fit's Pareto k."""
+    X, y = simulate(n, d, 0)
+    center, scale = scale_inputs(X)
+    data = {"X": (X - center) / scale, "y": y}
+    glm = blr_model.glm_problem(data, **HYPER).glm
+    blr = BayesianLogisticRegression(inference="laplace", draws=1000, chains=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        times = {
+            "sklearn LR": cpu(lambda: LogisticRegression().fit(X, y), repeats),
+            "newton mode+hessian": cpu(
+                lambda: newton_mode(glm.value_grad_hess, glm.start()), repeats
+            ),
+            "laplace fit": cpu(lambda: blr.fit(X, y), repeats),
+        }
+        if before:
+            times["before (compiled)"] = cpu(
+                lambda: sampling._sample_laplace_compiled(
+                    blr_model, data, HYPER, n_draws=2000, seed=0
+                ),
+                1,
+            )
+        khat = blr.fit(X, y).diagnostics_.pareto_k
+    return times, khat
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -68,37 +95,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     sizes = [2000] if args.quick else [10_000, 50_000]
-    d = 20
     print(f"load average at start: {os.getloadavg()}")
     rows = []
     with limit_blas_threads(1):
         for n in sizes:
-            X, y = simulate(n, d, 0)
-            center, scale = scale_inputs(X)
-            data = {"X": (X - center) / scale, "y": y}
-            problem = blr_model.glm_problem(data, **HYPER)
-            blr = BayesianLogisticRegression(inference="laplace", draws=1000, chains=2,
-                                             random_state=0)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                times = {
-                    "sklearn LR": cpu(lambda: LogisticRegression().fit(X, y), args.repeats),
-                    "newton mode+hessian": cpu(
-                        lambda: newton_mode(problem.glm.value_grad_hess, problem.glm.start()),
-                        args.repeats,
-                    ),
-                    "laplace fit": cpu(lambda: blr.fit(X, y), args.repeats),
-                }
-                if not args.no_before:
-                    times["before (compiled)"] = cpu(
-                        lambda: sampling._sample_laplace_compiled(
-                            blr_model, data, HYPER, n_draws=2000, seed=0),
-                        1,
-                    )
-            khat = blr.fit(X, y).diagnostics_.pareto_k
+            times, khat = bench_size(n, 20, args.repeats, not args.no_before)
             base = times["sklearn LR"]
-            for name, t in times.items():
-                rows.append((n, name, t, t / base))
+            rows.extend((n, name, t, t / base) for name, t in times.items())
             print(f"n={n}: pareto k of the Laplace fit {khat:.3f}")
     print(f"{'n':>7} {'method':<22} {'CPU s':>9} {'x sklearn':>10}")
     for n, name, t, ratio in rows:
