@@ -24,6 +24,9 @@ References
 Vehtari, A., Gelman, A., Simpson, D., Carpenter, B. and Bürkner, P.-C. (2021).
 Rank-normalization, folding, and localization: an improved R-hat for
 assessing convergence of MCMC. *Bayesian Analysis* 16(2), 667-718.
+
+Vehtari, A., Simpson, D., Gelman, A., Yao, Y. and Gabry, J. (2024). Pareto
+smoothed importance sampling. *Journal of Machine Learning Research* 25(72), 1-58.
 """
 
 from __future__ import annotations

@@ -639,8 +639,10 @@ def sample_posterior(
     Returns
     -------
     PosteriorFit
-        ``idata`` (``xarray.DataTree``), ``seconds``, ``sampler`` and
-        ``compiled`` (whether nutpie compiled in this call).
+        ``idata`` (``xarray.DataTree``), ``seconds``, ``sampler``,
+        ``compiled`` (whether nutpie compiled in this call), ``mode``
+        (Laplace) and ``pareto_k`` (Laplace and ADVI: the importance-sampling
+        check against the exact log density; NaN for NUTS).
 
     Raises
     ------
