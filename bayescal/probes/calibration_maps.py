@@ -400,7 +400,13 @@ _COMMON_PARAMS = """pi0 : float or None, default=None
         Degrees of freedom of the priors (1: Cauchy).
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         Posterior by NUTS, ADVI or a Laplace approximation
-        (:func:`bayescal.probes.sampling.sample_posterior`).
+        (:func:`bayescal.probes.sampling.sample_posterior`; the Platt and beta
+        maps' Laplace mode by Newton's method in NumPy). Laplace and ADVI are
+        checked against the exact posterior by Pareto-smoothed importance
+        sampling: ``diagnostics_.pareto_k`` above 0.7 means not converged (a
+        warning says to use NUTS); at or below it the draws are
+        importance-resampled to the posterior. On small calibration sets the
+        beta map's Laplace approximation often fails the check.
     sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
         NUTS implementation; nutpie compiles once per process and refits.
         ``"nutpie-c"`` starts faster in a new process (disk-cached C
