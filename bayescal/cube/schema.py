@@ -145,8 +145,8 @@ _REGISTRY: tuple[MetricInfo, ...] = (
     MetricInfo("divergences", "divergent transitions (NaN where not Bayesian)", "lower",
                "transitions", needs="posterior"),
     MetricInfo("pareto_k", "Pareto k of the importance weights of an approximate posterior "
-               "(Laplace, ADVI) against the exact one; above 0.7 not converged (NaN where "
-               "not applicable: NUTS, EP, exact, not Bayesian)", "lower", "", needs="posterior"),
+               "(Laplace, ADVI, EP) against the exact one; above 0.7 not converged (NaN "
+               "where not applicable: NUTS, exact, not Bayesian)", "lower", "", needs="posterior"),
     MetricInfo("n_chains", "chains of the posterior (NaN where not Bayesian)", None, "chains",
                needs="posterior"),
 )

@@ -134,8 +134,9 @@ class PosteriorDiagnostics(Mapping):
         Divergent transitions (0 where not applicable).
     pareto_k : float
         Pareto shape of the importance weights of an approximate posterior
-        (Laplace, ADVI) against the model's exact log density (NaN where not
-        applicable: NUTS, EP, exact posteriors).
+        (Laplace, ADVI; EP's latent posterior at its fitted hyper-parameters)
+        against the model's exact log density (NaN where not applicable:
+        NUTS, exact posteriors).
     failures : tuple of str
         Every failed check, in words; empty when the posterior passed.
     extra : mapping
@@ -235,7 +236,7 @@ def diagnostic_failures(
     if not np.isnan(khat) and khat > th.pareto_k_max:
         failures.append(
             f"Pareto k {khat:.2f} > {th.pareto_k_max} (the approximation is far from the "
-            "exact posterior; switch to inference='nuts')"
+            "exact posterior; switch to MCMC: inference='nuts', or 'mcmc' for the GP classifier)"
         )
     return failures
 

@@ -458,6 +458,17 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
                 draws[:, k, :] = sparse_ep_draws(Xs, f.theta_full, f.result, n_draws, rng)
             else:
                 draws[:, k, :] = _draw_ep_posterior(Xs, f, n_draws, rng)
+        # the check against the exact latent posterior (at the fitted hyper-parameters):
+        # Pareto-smoothed importance weights of the draws, the worst one-vs-rest latent
+        from bayescal.probes.gp_ep import ep_importance_log_ratios
+        from bayescal.probes.importance import pareto_shape
+
+        pareto_k = max(
+            pareto_shape(ep_importance_log_ratios(
+                draws[:, k, :], np.where(target, 1.0, -1.0), f.result.tau, f.result.nu),
+                np.zeros(n_draws))
+            for k, (f, target) in enumerate(zip(fits, targets, strict=True))
+        )
         post = xr.Dataset(
             {"f": (("chain", "draw", "latent", "obs"),
                    draws.reshape(int(self.chains), int(self.draws), len(fits), n))},
@@ -487,6 +498,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             else [])
         return {
             "sampler": "ep",
+            "pareto_k": pareto_k,
             "failures": ep_failure + collapse,
             "extra": {
                 "ep_sweeps": int(max(f.result.n_sweeps for f in fits)),

@@ -30,7 +30,11 @@ import numpy as np
 
 from bayescal.probes.diagnostics import DIAGNOSTIC_THRESHOLDS
 
-__all__ = ["ImportanceCheck", "pareto_smoothed_check"]
+__all__ = ["MIN_DRAWS", "ImportanceCheck", "pareto_shape", "pareto_smoothed_check"]
+
+#: Fewest draws whose Pareto tail can be fitted (ArviZ fits the largest
+#: ``min(S / 5, 3 sqrt(S))`` weights and needs at least 5 of them).
+MIN_DRAWS = 25
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,17 @@ def _psis_log_weights(log_ratio: np.ndarray) -> tuple[np.ndarray, float]:
     return np.asarray(smoothed, dtype=float), khat if not np.isnan(khat) else float("inf")
 
 
+def pareto_shape(log_density: np.ndarray, log_approx: np.ndarray) -> float:
+    """The Pareto shape ``k`` of the importance weights alone (no resample).
+
+    For approximations whose draws are kept as they are (EP's latent
+    draws); see :func:`pareto_smoothed_check` for the conventions.
+    """
+    return pareto_smoothed_check(
+        log_density, log_approx, np.random.default_rng(0), k_max=-np.inf
+    ).pareto_k
+
+
 def pareto_smoothed_check(
     log_density: np.ndarray,
     log_approx: np.ndarray,
@@ -101,13 +116,17 @@ def pareto_smoothed_check(
     -----
     A draw where the exact density is not finite (outside the support,
     an overflow) gets weight zero; if every draw does, or the shape cannot
-    be estimated, ``pareto_k`` is infinite (the check fails). Equal ratios
+    be estimated, ``pareto_k`` is infinite (the check fails). With fewer
+    than :data:`MIN_DRAWS` draws there is no tail to fit: ``pareto_k`` is
+    NaN (not checked) and the draws are kept. Equal ratios
     at every draw (the approximation is the density) have no tail and give
     ``pareto_k = 0``.
     """
     k_max = DIAGNOSTIC_THRESHOLDS.pareto_k_max if k_max is None else float(k_max)
     log_ratio = np.asarray(log_density, dtype=float) - np.asarray(log_approx, dtype=float)
     n = log_ratio.size
+    if n < MIN_DRAWS:  # too few draws for a tail: not checked
+        return ImportanceCheck(float("nan"), np.full(n, -np.log(max(n, 1))), np.arange(n), False)
     finite = np.isfinite(log_ratio)
     if not finite.any():
         return ImportanceCheck(float("inf"), np.full(n, -np.inf), np.arange(n), False)
