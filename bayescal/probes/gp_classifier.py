@@ -234,8 +234,8 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         near-separable classes, a skewed latent posterior; on banknote,
         n = 200, EP's test Brier 0.0072 against MCMC's 0.0081, so a
         conservative flag there); EP stopped after two sweeps 1.1-2.4 on
-        three of them (0.07-0.17 on the two where two sweeps came close to
-        EP's fixed point).
+        three of them (0.07-0.17 on the other two; EP's own convergence check
+        flags all five).
     theta_ : ndarray of shape (n_latent, D + 1)
         ``ep`` only: fitted log length-scales and log amplitude per latent.
     ard_ : ndarray of bool, shape (n_latent,)
