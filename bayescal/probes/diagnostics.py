@@ -236,7 +236,7 @@ def diagnostic_failures(
     if not np.isnan(khat) and khat > th.pareto_k_max:
         failures.append(
             f"Pareto k {khat:.2f} > {th.pareto_k_max} (the approximation is far from the "
-            "exact posterior; switch to MCMC: inference='nuts', or 'mcmc' for the GP classifier)"
+            "exact posterior)"
         )
     return failures
 
@@ -368,7 +368,8 @@ def warn_if_unconverged(
             remedy = (
                 "Increase `tune`/`draws`, check the priors, or inspect `idata_` with ArviZ."
                 if diagnostics.inference == "nuts"
-                else "Use inference='nuts' or inspect `idata_`."
+                else "Switch to MCMC (inference='nuts'; 'mcmc' for BayesianGPClassifier) "
+                "or inspect `idata_`."
             )
         warnings.warn(
             f"{model} posterior failed its diagnostics: {'; '.join(failures)}. {remedy}",

@@ -94,7 +94,7 @@ def test_issue_27_beta_map_on_a_small_naive_bayes_set_is_flagged(shared_data_dir
     train, calib, test = rows[:half], rows[half : half + 50], rows[half + 50 :]
     nb = GaussianNB().fit(X[train], y[train])
     score = lambda r: nb.predict_proba(X[r])[:, 1]  # noqa: E731
-    with pytest.warns(PosteriorDiagnosticsWarning, match=r"Pareto k .* inference='nuts'"):
+    with pytest.warns(PosteriorDiagnosticsWarning, match=r"Pareto k .* Switch to MCMC \(inference='nuts'"):
         cal = BayesianBetaCalibrator(inference="laplace", draws=1000, random_state=0)
         cal.fit(score(calib), y[calib])
     assert cal.diagnostics_.pareto_k > 0.7 and not cal.diagnostics_.converged
