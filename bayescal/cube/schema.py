@@ -144,6 +144,9 @@ _REGISTRY: tuple[MetricInfo, ...] = (
                "higher", "draws", needs="posterior"),
     MetricInfo("divergences", "divergent transitions (NaN where not Bayesian)", "lower",
                "transitions", needs="posterior"),
+    MetricInfo("pareto_k", "Pareto k of the importance weights of an approximate posterior "
+               "(Laplace, ADVI, EP) against the exact one; above 0.7 not converged (NaN "
+               "where not applicable: NUTS, exact, not Bayesian)", "lower", "", needs="posterior"),
     MetricInfo("n_chains", "chains of the posterior (NaN where not Bayesian)", None, "chains",
                needs="posterior"),
 )

@@ -15,13 +15,18 @@ R-hat and effective sample sizes are computed for Markov chains only
 posterior are independent by construction, so there is no chain to mix and
 those fields are NaN ("not applicable"), never a failure. Such fits fail on
 the checks their own method has (EP not converging, a collapsed predictive),
-passed in as ``failures``.
+passed in as ``failures``, and a Laplace or ADVI posterior on its
+Pareto-smoothed importance-sampling check against the exact log density
+(``pareto_k``, :mod:`bayescal.probes.importance`; NaN where not applicable).
 
 References
 ----------
 Vehtari, A., Gelman, A., Simpson, D., Carpenter, B. and Bürkner, P.-C. (2021).
 Rank-normalization, folding, and localization: an improved R-hat for
 assessing convergence of MCMC. *Bayesian Analysis* 16(2), 667-718.
+
+Vehtari, A., Simpson, D., Gelman, A., Yao, Y. and Gabry, J. (2024). Pareto
+smoothed importance sampling. *Journal of Machine Learning Research* 25(72), 1-58.
 """
 
 from __future__ import annotations
@@ -74,11 +79,17 @@ class DiagnosticThresholds:
         records ``n_chains`` so that it applies the same rule.
     divergences_max : int, default=0
         Largest acceptable number of divergent transitions.
+    pareto_k_max : float, default=0.7
+        Largest acceptable Pareto shape ``k`` of the importance weights of an
+        approximate posterior (Laplace, ADVI) against the exact one (Vehtari
+        et al. 2024: above 0.7 importance sampling, and so the
+        approximation, cannot be trusted).
     """
 
     rhat_max: float = 1.01
     ess_min_per_chain: float = 100.0
     divergences_max: int = 0
+    pareto_k_max: float = 0.7
 
     def ess_needed(self, n_chains: Any = 1) -> float:
         """The smallest acceptable total ESS of a posterior with ``n_chains`` chains."""
@@ -121,6 +132,11 @@ class PosteriorDiagnostics(Mapping):
         Smallest bulk and tail ESS (NaN unless the draws are Markov chains).
     divergences : int
         Divergent transitions (0 where not applicable).
+    pareto_k : float
+        Pareto shape of the importance weights of an approximate posterior
+        (Laplace, ADVI; EP's latent posterior at its fitted hyper-parameters)
+        against the model's exact log density (NaN where not applicable:
+        NUTS, exact posteriors).
     failures : tuple of str
         Every failed check, in words; empty when the posterior passed.
     extra : mapping
@@ -136,6 +152,7 @@ class PosteriorDiagnostics(Mapping):
     ess_bulk_min: float = field(default_factory=_nan)
     ess_tail_min: float = field(default_factory=_nan)
     divergences: int = 0
+    pareto_k: float = field(default_factory=_nan)
     failures: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -192,7 +209,7 @@ def diagnostic_failures(
     ----------
     values : mapping
         Has some of ``rhat_max``, ``ess_bulk_min``, ``ess_tail_min``,
-        ``divergences`` and ``n_chains`` (a :class:`PosteriorDiagnostics`, a
+        ``divergences``, ``pareto_k`` and ``n_chains`` (a :class:`PosteriorDiagnostics`, a
         row of the cube; one chain where ``n_chains`` is missing). Missing or
         NaN values are not applicable and never fail.
     thresholds : DiagnosticThresholds, optional
@@ -215,6 +232,12 @@ def diagnostic_failures(
     div = float(values.get("divergences", 0) or 0)
     if np.isfinite(div) and div > th.divergences_max:
         failures.append(f"{int(div)} divergent transitions")
+    khat = float(values.get("pareto_k", np.nan))
+    if not np.isnan(khat) and khat > th.pareto_k_max:
+        failures.append(
+            f"Pareto k {khat:.2f} > {th.pareto_k_max} (the approximation is far from the "
+            "exact posterior)"
+        )
     return failures
 
 
@@ -245,6 +268,7 @@ def posterior_diagnostics(
     failures: tuple[str, ...] | list[str] = (),
     extra: Mapping[str, Any] | None = None,
     thresholds: DiagnosticThresholds | None = None,
+    pareto_k: float | None = None,
 ) -> PosteriorDiagnostics:
     """Build the :class:`PosteriorDiagnostics` of a fit (the one builder for every method).
 
@@ -272,6 +296,10 @@ def posterior_diagnostics(
         Method-specific facts, stored in ``extra``.
     thresholds : DiagnosticThresholds, optional
         Default :data:`DIAGNOSTIC_THRESHOLDS`.
+    pareto_k : float, optional
+        The Pareto-smoothed importance-sampling shape of an approximate
+        posterior (:attr:`bayescal.probes.sampling.PosteriorFit.pareto_k`);
+        default NaN (not applicable).
 
     Returns
     -------
@@ -304,6 +332,7 @@ def posterior_diagnostics(
         "ess_bulk_min": ess_bulk,
         "ess_tail_min": ess_tail,
         "divergences": divergences,
+        "pareto_k": float("nan") if pareto_k is None else float(pareto_k),
     }
     checked = {**values, "n_chains": chains}
     return PosteriorDiagnostics(
@@ -339,7 +368,8 @@ def warn_if_unconverged(
             remedy = (
                 "Increase `tune`/`draws`, check the priors, or inspect `idata_` with ArviZ."
                 if diagnostics.inference == "nuts"
-                else "Use inference='nuts' or inspect `idata_`."
+                else "Switch to MCMC (inference='nuts'; 'mcmc' for BayesianGPClassifier) "
+                "or inspect `idata_`."
             )
         warnings.warn(
             f"{model} posterior failed its diagnostics: {'; '.join(failures)}. {remedy}",
@@ -383,7 +413,7 @@ def record_diagnostics(
         estimator's ``fit`` when ``fit`` calls this directly).
     **kwargs
         ``inference``, ``var_names``, ``n_chains``, ``n_draws``, ``failures``,
-        ``extra``, ``thresholds`` of :func:`posterior_diagnostics`.
+        ``extra``, ``thresholds``, ``pareto_k`` of :func:`posterior_diagnostics`.
 
     Returns
     -------

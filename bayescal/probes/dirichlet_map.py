@@ -254,6 +254,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
             sampler=fit.sampler,
             seconds=fit.seconds,
             var_names=["weights", "intercept"],
+            pareto_k=fit.pareto_k,
         )
         return self
 

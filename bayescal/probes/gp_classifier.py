@@ -224,6 +224,18 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         kernel choice and the optimiser's message; a non-converged EP fails and
         warns (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`, a
         :class:`~bayescal.probes.diagnostics.PosteriorDiagnosticsWarning`).
+        ``pareto_k`` checks the EP Gaussian against the exact latent posterior
+        at the fitted hyper-parameters (the full GP, or the FITC model for
+        ``sparse``): the Pareto-smoothed importance weights of the stored
+        latent draws (:func:`~bayescal.probes.gp_ep.ep_importance_log_ratios`,
+        the largest over one-vs-rest latents); above 0.7 the fit is not
+        converged. Measured on five shared data sets (n = 300 and 1000):
+        converged EP 0.17-0.52, except banknote and spambase (0.76-1.04,
+        near-separable classes, a skewed latent posterior; on banknote,
+        n = 200, EP's test Brier 0.0072 against MCMC's 0.0081, so a
+        conservative flag there); EP stopped after two sweeps 1.1-2.4 on
+        three of them (0.07-0.17 on the other two; EP's own convergence check
+        flags all five).
     theta_ : ndarray of shape (n_latent, D + 1)
         ``ep`` only: fitted log length-scales and log amplitude per latent.
     ard_ : ndarray of bool, shape (n_latent,)
@@ -462,6 +474,17 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
                 draws[:, k, :] = sparse_ep_draws(Xs, f.theta_full, f.result, n_draws, rng)
             else:
                 draws[:, k, :] = _draw_ep_posterior(Xs, f, n_draws, rng)
+        # the check against the exact latent posterior (at the fitted hyper-parameters):
+        # Pareto-smoothed importance weights of the draws, the worst one-vs-rest latent
+        from bayescal.probes.gp_ep import ep_importance_log_ratios
+        from bayescal.probes.importance import pareto_shape
+
+        pareto_k = max(
+            pareto_shape(ep_importance_log_ratios(
+                draws[:, k, :], np.where(target, 1.0, -1.0), f.result.tau, f.result.nu),
+                np.zeros(n_draws))
+            for k, (f, target) in enumerate(zip(fits, targets, strict=True))
+        )
         post = xr.Dataset(
             {"f": (("chain", "draw", "latent", "obs"),
                    draws.reshape(int(self.chains), int(self.draws), len(fits), n))},
@@ -491,6 +514,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             else [])
         return {
             "sampler": "ep",
+            "pareto_k": pareto_k,
             "failures": ep_failure + collapse,
             "extra": {
                 "ep_sweeps": int(max(f.result.n_sweeps for f in fits)),

@@ -63,16 +63,26 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   silently switches to nutpie when nutpie is installed (PyMC 6.4,
   ``pymc/sampling/mcmc.py``), recompiling on every call.
 * ``inference="advi"`` runs mean-field ADVI (``pm.fit``) and
-  ``inference="laplace"`` a Laplace approximation (MAP by L-BFGS and the
-  inverse Hessian of the negative log-density in the unconstrained space,
-  a central-difference Hessian of the exact gradient, both of the
-  log-density *with* the transforms' log-Jacobian in the unconstrained space,
-  so that scale parameters keep a finite mode; the Gaussian draws are mapped
-  back to the constrained space. Written by hand: ``pm.find_MAP`` drops the
-  Jacobian, and pymc-extras is not a dependency). Like nutpie models, the
-  compiled Laplace program is kept per model structure and refitted by
-  swapping data into its ``pm.Data`` containers (under a lock, since that
-  is shared state).
+  ``inference="laplace"`` a Laplace approximation: the posterior mode and
+  the inverse Hessian of the negative log-density in the unconstrained
+  space, both of the log-density *with* the transforms' log-Jacobian, so
+  that scale parameters keep a finite mode; the Gaussian draws are mapped
+  back to the constrained space (``pm.find_MAP`` drops the Jacobian, and
+  pymc-extras is not a dependency). A builder with a ``glm_problem``
+  attribute (binary BLR, the Platt and beta maps) gets the mode by Newton's
+  method on the exact log posterior with its analytic gradient and Hessian
+  in NumPy (:mod:`bayescal.probes.laplace_glm`): no graph is built or
+  compiled, and a fit costs a few times a maximum-likelihood fit
+  (``benchmarks/laplace.py``). Any other model goes through a program
+  compiled once per model structure (the MAP by L-BFGS, a central-difference
+  Hessian of the exact gradient), refitted by swapping data into its
+  ``pm.Data`` containers (under a lock, since that is shared state).
+  Both Laplace and ADVI draws are then checked against the model's exact
+  log density by Pareto-smoothed importance sampling
+  (:mod:`bayescal.probes.importance`): the shape ``k`` is returned as
+  ``PosteriorFit.pareto_k`` and, where ``k <= 0.7``, the draws are
+  resampled by their importance weights so that means and intervals are
+  the posterior's.
   Both return ``draws * chains`` independent draws under ``chain=0`` in the
   same DataTree layout as NUTS, so the posterior contract of
   :mod:`bayescal.probes.posterior` holds for every inference.
@@ -162,6 +172,10 @@ class PosteriorFit:
         Laplace only: the posterior mode (in the unconstrained space of the
         transforms, with their log-Jacobian) mapped to every free variable and
         deterministic, by name.
+    pareto_k : float
+        Laplace and ADVI: the Pareto shape of the draws' importance weights
+        against the exact log density (:mod:`bayescal.probes.importance`);
+        NaN for NUTS.
     """
 
     idata: Any
@@ -169,6 +183,7 @@ class PosteriorFit:
     sampler: str
     compiled: bool = False
     mode: dict[str, np.ndarray] | None = None
+    pareto_k: float = float("nan")
 
 
 def seed_from_random_state(random_state: Any) -> int:
@@ -381,19 +396,32 @@ def _sample_nuts(
 def _sample_advi(builder, data, hyper, *, n_draws, seed, iterations):
     import pymc as pm
 
-    model = builder(data, **hyper)
-    with model:
-        # Adam with step 0.01: PyMC's default (adagrad_window, 1e-3) needs
-        # several times more iterations to reach the same ELBO on these models.
-        approx = pm.fit(
-            n=iterations,
-            method="advi",
-            obj_optimizer=pm.adam(learning_rate=0.01),
-            random_seed=seed,
-            progressbar=False,
+    program = _laplace_program(builder, data, hyper)
+    with program.lock:  # the model's data containers are shared state
+        model = program.model
+        pm.set_data(data, model=model)
+        with model:
+            # Adam with step 0.01: PyMC's default (adagrad_window, 1e-3) needs
+            # several times more iterations to reach the same ELBO on these models.
+            approx = pm.fit(
+                n=iterations,
+                method="advi",
+                obj_optimizer=pm.adam(learning_rate=0.01),
+                random_seed=seed,
+                progressbar=False,
+            )
+        ordering = approx.groups[0].ordering
+        mean, std = np.asarray(approx.mean.eval()), np.asarray(approx.std.eval())
+        # the mean-field vector in the order of the program's value variables
+        order = np.concatenate(
+            [np.arange(ordering[v.name][1].start, ordering[v.name][1].stop)
+             for v in program.value_vars]
         )
-        idata = approx.sample(n_draws, random_seed=seed + 1)
-    return idata
+        mean, std = mean[order], std[order]
+        rng = np.random.default_rng(seed + 1)
+        z = rng.standard_normal((n_draws, mean.size))
+        flat = mean + z * std
+        return _checked_draws(program, flat, -0.5 * (z * z).sum(axis=1), rng)
 
 
 def _posterior_tree(model, values: dict[str, np.ndarray]) -> Any:
@@ -472,6 +500,17 @@ def _laplace_program(builder, data, hyper) -> _LaplaceProgram:
 
 
 def _sample_laplace(builder, data, hyper, *, n_draws, seed):
+    problem = getattr(builder, "glm_problem", None)
+    glm = problem(data, **hyper) if problem is not None else None
+    if glm is not None:
+        from bayescal.probes.laplace_glm import laplace_glm_draws
+
+        return laplace_glm_draws(glm, n_draws=n_draws, seed=seed)
+    return _sample_laplace_compiled(builder, data, hyper, n_draws=n_draws, seed=seed)
+
+
+def _sample_laplace_compiled(builder, data, hyper, *, n_draws, seed):
+    """Laplace through the compiled PyMC program (any model without a ``glm_problem``)."""
     program = _laplace_program(builder, data, hyper)
     with program.lock:  # the model's data containers are shared state
         return _laplace_draws(program, data, n_draws=n_draws, seed=seed)
@@ -514,15 +553,36 @@ def _laplace_draws(program: _LaplaceProgram, data, *, n_draws, seed):
     rng = np.random.default_rng(seed)
     z = rng.standard_normal((n_draws, mode.size))
     flat = mode + (z / np.sqrt(eigval)) @ eigvec.T
-    columns: list[list[np.ndarray]] = [[] for _ in rvs]
-    for row in flat:
-        results = fn(*unravel(row))[1 + len(value_vars) :]
-        for col, res in zip(columns, results, strict=True):
-            col.append(np.asarray(res))
-    values = {rv.name: np.stack(col)[None] for rv, col in zip(rvs, columns, strict=True)}
+    idata, _, pareto_k = _checked_draws(program, flat, -0.5 * (z * z).sum(axis=1), rng)
     at_mode = fn(*unravel(mode))[1 + len(value_vars) :]
     mode_values = {rv.name: np.asarray(v) for rv, v in zip(rvs, at_mode, strict=True)}
-    return _posterior_tree(model, values), mode_values
+    return idata, mode_values, pareto_k
+
+
+def _checked_draws(program: _LaplaceProgram, flat: np.ndarray, log_approx: np.ndarray, rng):
+    """Outputs at the unconstrained draws ``flat``, checked by PSIS and resampled if fine.
+
+    Returns the posterior tree, ``None`` (no mode) and the Pareto shape.
+    """
+    from bayescal.probes.importance import pareto_smoothed_check
+
+    model, fn, value_vars, rvs = program.model, program.fn, program.value_vars, program.rvs
+    point = model.initial_point()
+    shapes = [np.shape(point[v.name]) for v in value_vars]
+    cuts = np.cumsum([int(np.prod(s)) for s in shapes])[:-1]
+    columns: list[list[np.ndarray]] = [[] for _ in rvs]
+    log_density = np.empty(flat.shape[0])
+    for i, row in enumerate(flat):
+        parts = [p.reshape(s) for p, s in zip(np.split(row, cuts), shapes, strict=True)]
+        res = fn(*parts)
+        log_density[i] = float(res[0])
+        for col, out in zip(columns, res[1 + len(value_vars) :], strict=True):
+            col.append(np.asarray(out))
+    check = pareto_smoothed_check(log_density, log_approx, rng)
+    values = {
+        rv.name: np.stack(col)[check.indices][None] for rv, col in zip(rvs, columns, strict=True)
+    }
+    return _posterior_tree(model, values), None, check.pareto_k
 
 
 def sample_posterior(
@@ -579,8 +639,10 @@ def sample_posterior(
     Returns
     -------
     PosteriorFit
-        ``idata`` (``xarray.DataTree``), ``seconds``, ``sampler`` and
-        ``compiled`` (whether nutpie compiled in this call).
+        ``idata`` (``xarray.DataTree``), ``seconds``, ``sampler``,
+        ``compiled`` (whether nutpie compiled in this call), ``mode``
+        (Laplace) and ``pareto_k`` (Laplace and ADVI: the importance-sampling
+        check against the exact log density; NaN for NUTS).
 
     Raises
     ------
@@ -626,6 +688,7 @@ def sample_posterior(
     seed = seed_from_random_state(random_state)
     fresh = False
     mode = None
+    pareto_k = float("nan")
     start = time.perf_counter()
     with limit_blas_threads(blas_threads):
         if inference == "nuts":
@@ -644,12 +707,16 @@ def sample_posterior(
             used = sampler
         elif inference == "advi":
             iterations = check_positive_int(advi_iterations, "advi_iterations")
-            idata = _sample_advi(
+            idata, _, pareto_k = _sample_advi(
                 builder, data, hyper, n_draws=draws * chains, seed=seed, iterations=iterations
             )
             used = "advi"
         else:
-            idata, mode = _sample_laplace(builder, data, hyper, n_draws=draws * chains, seed=seed)
+            idata, mode, pareto_k = _sample_laplace(
+                builder, data, hyper, n_draws=draws * chains, seed=seed
+            )
             used = "laplace"
     seconds = time.perf_counter() - start
-    return PosteriorFit(idata=idata, seconds=seconds, sampler=used, compiled=fresh, mode=mode)
+    return PosteriorFit(
+        idata=idata, seconds=seconds, sampler=used, compiled=fresh, mode=mode, pareto_k=pareto_k
+    )

@@ -60,7 +60,10 @@ def test_laplace_posterior_centres_on_the_scipy_map(matrix):
     weights = stack_draws(cal.idata_, "weights").reshape(1000, -1)
     draws = np.column_stack([weights, stack_draws(cal.idata_, "intercept")])
     sd = draws.std(axis=0)
-    assert np.all(np.abs(draws.mean(axis=0) - theta_map) < 4.5 * sd / np.sqrt(draws.shape[0]))
+    # the Laplace draws are importance-resampled to the posterior (its Pareto k is
+    # fine here), whose mean lies a fraction of a posterior sd from the mode
+    assert cal.diagnostics_.pareto_k <= 0.7
+    assert np.all(np.abs(draws.mean(axis=0) - theta_map) < 0.3 * sd)
     # the posterior mean probability is near the plug-in MAP map (a narrow posterior)
     p_map = softmax(dirichlet_logits(np.log(q), theta_map, matrix), axis=1)
     assert np.abs(cal.predict_proba(q) - p_map).mean() < 0.01

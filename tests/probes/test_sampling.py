@@ -153,6 +153,10 @@ def test_advi_close_to_conjugate_posterior(y_data):
     assert mu.shape == (1, 1000)
     assert abs(mu.mean() - mean) < 0.5 * sd
     assert 0.5 * sd < mu.std() < 1.5 * sd
+    # a Gaussian posterior in the mean-field family: the PSIS check passes and the
+    # importance-resampled draws have the exact mean and sd to Monte Carlo error
+    assert fit.pareto_k < 0.7
+    assert abs(mu.mean() - mean) < 0.15 * sd and 0.85 * sd < mu.std() < 1.15 * sd
 
 
 def test_structure_key_ignores_rows_but_not_shape_or_hyper():
