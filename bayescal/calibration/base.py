@@ -8,8 +8,9 @@ is used. What they are is said by the calibrator's ``input`` parameter, one
 vocabulary across bayescal (:data:`bayescal.validation.SCORE_INPUTS`):
 ``"score"`` (probabilities in [0, 1]), ``"logit"`` (probabilities read on the
 log-odds scale) and ``"decision"`` (any real number, e.g. an SVM's
-``decision_function``); each calibrator lists in ``_score_inputs`` the inputs
-its method allows. Calibrators that take logs of probabilities share one
+``decision_function``); each calibrator declares the inputs its method allows
+once, in the ``"input"`` entry of its ``_parameter_constraints``
+(:func:`bayescal.validation.input_constraint`). Calibrators that take logs of probabilities share one
 ``clip`` rule (:func:`bayescal.validation.clip_probabilities`). Targets are 0/1
 labels or fractions in [0, 1] (grouped calibration data from DGG and Platt's
 smoothed targets are fractional).
@@ -28,8 +29,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.sklearn import fit_context
 from bayescal.validation import (
     SCORE_INPUTS,
+    accepted_inputs,
     check_binary_scores,
     check_consistent_length,
     check_min_samples,
@@ -46,16 +49,15 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
 
     Subclasses declare their hyper-parameters in ``_parameter_constraints``
     (checked by scikit-learn's ``_validate_params`` at the start of ``fit``),
-    the ``input`` values their method allows in ``_score_inputs`` (the
-    ``input`` parameter, when they have one, says which is used), and
+    among them the ``input`` values their method allows, declared once with
+    :func:`~bayescal.validation.input_constraint` (read back by
+    :func:`~bayescal.validation.accepted_inputs`; without an ``input``
+    parameter a calibrator reads probabilities, ``"score"``), and
     implement ``_fit`` and ``_predict_positive``.
     """
 
     #: Smallest number of calibration samples accepted by ``fit``.
     _min_samples: int = 2
-
-    #: Values of ``input`` the method allows (see :data:`SCORE_INPUTS`).
-    _score_inputs: tuple[str, ...] = ("score",)
 
     #: What to do with decision values when ``"decision"`` is not allowed.
     _decision_remedy: str = (
@@ -85,7 +87,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
             remedy = (
                 "for decision values, margins or logits (e.g. SVC.decision_function) pass "
                 "input='decision'."
-                if "decision" in self._score_inputs
+                if "decision" in accepted_inputs(self)
                 else self._decision_remedy
             )
             raise ValueError(
@@ -93,6 +95,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
                 f"(input={kind!r}); {remedy}"
             ) from None
 
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> BinaryCalibrator:
         """Fit the calibration map.
 
@@ -110,7 +113,6 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
         s = self._validate_scores(scores)
         t = check_targets(y, "y")
         check_consistent_length(scores=s, y=t)

@@ -43,6 +43,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.sklearn import fit_context
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
     DEFAULT_CLIP,
@@ -55,6 +56,7 @@ from bayescal.validation import (
     check_sample_weight,
     clip_constraint,
     clip_probabilities,
+    input_constraint,
 )
 
 #: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
@@ -347,7 +349,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         "penalty": [StrOptions({"odir", "l2"})],
         "reg_lambda": [Interval(Real, 0, None, closed="left")],
         "reg_mu": [Interval(Real, 0, None, closed="left")],
-        "input": [StrOptions(set(DIRICHLET_INPUTS))],
+        "input": input_constraint(*DIRICHLET_INPUTS),
         "clip": clip_constraint(),
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
@@ -379,6 +381,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
     ) -> tuple[np.ndarray, int]:
         return dirichlet_log_probabilities(scores, self.input, self.clip, n_classes)
 
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> DirichletCalibrator:
         """Fit the Dirichlet map by penalised maximum likelihood.
 
@@ -395,7 +398,6 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
         log_q, n_clipped = self._log_probabilities(scores)
         n, k = log_q.shape
         labels = check_labels(y, "y", n_classes=k)

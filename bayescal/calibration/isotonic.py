@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import describe_bad_values
+from bayescal.validation import describe_bad_values, input_constraint
 
 __all__ = ["IsotonicCalibrator", "pool_tied_scores", "pooled_isotonic_fit"]
 
@@ -212,14 +212,12 @@ class IsotonicCalibrator(BinaryCalibrator):
     [0.0, 0.5, 1.0]
     """
 
-    _score_inputs = ("score", "decision")
-
     # scores are only read (sorted into new arrays, interpolated), never
     # written or kept
     _copy_scores = False
 
     _parameter_constraints: dict = {
-        "input": [StrOptions(set(_score_inputs))],
+        "input": input_constraint("score", "decision"),
         "increasing": ["boolean"],
         "out_of_bounds": [StrOptions({"clip", "raise"})],
         "interpolation": [StrOptions({"linear", "step"})],

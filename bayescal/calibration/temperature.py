@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.sklearn import fit_context
 from bayescal.validation import (
     DEFAULT_CLIP,
     check_array_1d,
@@ -23,6 +24,7 @@ from bayescal.validation import (
     check_sample_weight,
     clip_constraint,
     clip_probabilities,
+    input_constraint,
 )
 
 __all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]
@@ -200,10 +202,9 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
     (300, 3)
     """
 
-    _score_inputs = TEMPERATURE_INPUTS
 
     _parameter_constraints: dict = {
-        "input": [StrOptions(set(TEMPERATURE_INPUTS))],
+        "input": input_constraint(*TEMPERATURE_INPUTS),
         "clip": clip_constraint(),
         "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
@@ -250,6 +251,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
             self.n_clipped_ = n_clipped
         return np.log(p)
 
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TemperatureScaling:
         """Find the NLL-optimal temperature.
 
@@ -266,7 +268,6 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
         z = self._logits(X, fit=True)
         n, k = z.shape
         labels = check_labels(y, "y", n_classes=k)

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.sklearn import fit_context
 from bayescal.missing.rubin import total_uncertainty
 from bayescal.validation import check_classification_data, check_features
 
@@ -128,6 +129,7 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         children = np.random.SeedSequence(int(base)).spawn(self.n_imputations + 1)
         return [int(c.generate_state(1)[0]) for c in children]
 
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, y: Any) -> MultipleImputationClassifier:
         """Impute the training data ``m`` times and train the classifier(s).
 
@@ -142,7 +144,6 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
         X, classes, codes = check_classification_data(self, X, y, allow_nan=True)
         all_missing = np.isnan(X).all(axis=0)
         if all_missing.any():

@@ -35,6 +35,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.sklearn import fit_context
 from bayescal.calibration.dirichlet import DIRICHLET_INPUTS, dirichlet_log_probabilities
 from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
 from bayescal.probes.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
@@ -45,6 +46,7 @@ from bayescal.validation import (
     check_n_classes_present,
     check_sample_weight,
     clip_constraint,
+    input_constraint,
 )
 
 __all__ = ["BayesianDirichletCalibrator", "dirichlet_map_model"]
@@ -174,7 +176,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         "matrix": [StrOptions({"full", "diagonal"})],
         "prior_scale": [Interval(Real, 0, None, closed="neither")],
         "intercept_scale": [Interval(Real, 0, None, closed="neither")],
-        "input": [StrOptions(set(DIRICHLET_INPUTS))],
+        "input": input_constraint(*DIRICHLET_INPUTS),
         "clip": clip_constraint(),
         **SAMPLER_CONSTRAINTS,
     }
@@ -206,6 +208,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         self.chains = chains
         self.random_state = random_state
 
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> BayesianDirichletCalibrator:
         """Fit the posterior of the Dirichlet map.
 
@@ -220,7 +223,6 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         -------
         self
         """
-        self._validate_params()
         log_q, n_clipped = dirichlet_log_probabilities(
             scores, self.input, self.clip, owner=type(self).__name__
         )
