@@ -23,6 +23,7 @@ checking happens here, once (DESIGN.md, "Bad input").
 from __future__ import annotations
 
 import re
+from abc import ABCMeta, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,7 @@ from bayescal.validation import (
 __all__ = ["BinaryCalibrator"]
 
 
-class BinaryCalibrator(ClassifierMixin, BaseEstimator):
+class BinaryCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of binary calibration maps (not used directly).
 
     Subclasses declare their hyper-parameters in ``_parameter_constraints``
@@ -128,8 +129,9 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
         raise TypeError(f"{type(self).__name__} does not implement _fit")
 
+    @abstractmethod
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
-        raise TypeError(f"{type(self).__name__} does not implement _predict_positive")
+        """Calibrated positive-class probabilities of validated 1-D scores."""
 
     def predict_proba(self, scores: Any) -> np.ndarray:
         """Calibrated probabilities, shape ``(n, 2)``; column 1 is the positive class."""

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
+from bayescal._compat.sklearn import fit_context
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.validation import check_consistent_length, check_targets
 
@@ -86,6 +87,7 @@ class UndersamplingCorrection(BinaryCalibrator):
     def __init__(self, *, pi0: float) -> None:
         self.pi0 = pi0
 
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(
         self, scores: Any, y: Any = None, sample_weight: Any = None
     ) -> UndersamplingCorrection:
@@ -104,7 +106,6 @@ class UndersamplingCorrection(BinaryCalibrator):
         -------
         self
         """
-        self._validate_params()
         s = self._validate_scores(scores)
         self.pi0_ = float(self.pi0)
         if y is not None:
@@ -115,3 +116,8 @@ class UndersamplingCorrection(BinaryCalibrator):
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
         return undersampling_correction(scores, self.pi0_)
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False  # the map is fixed by pi0; y is only checked
+        return tags

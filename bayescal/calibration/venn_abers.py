@@ -499,7 +499,8 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of larger merged probability (class 1 on ties above 0.5 only)."""
-        return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
+        positive = self.predict_proba(X)[:, 1] > 0.5  # NotFittedError before classes_
+        return self.classes_[positive.astype(int)]
 
     def predict_interval(
         self, X: Any, prob: float | None = None, *, kind: str | None = None
