@@ -29,7 +29,13 @@ def undersampling_correction(scores: np.ndarray, pi0: float) -> np.ndarray:
     -------
     ndarray of shape (n,)
         Probabilities on the original (not undersampled) distribution.
+
+    Examples
+    --------
+    >>> float(undersampling_correction(np.array(0.5), 0.1))
+    0.09090909090909091
     """
+    scores = np.asarray(scores, dtype=float)
     return scores * pi0 / (1.0 - scores + scores * pi0)
 
 

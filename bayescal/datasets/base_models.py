@@ -107,8 +107,11 @@ class HypotheticalBaseModel(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Base-model scores ``[1 - gamma_hat, gamma_hat]``, shape ``(n, 2)``."""
-        from bayescal.datasets import base_model_scores, undersampled_probability
-        from bayescal.datasets.synthetic import undersampling_log_odds
+        from bayescal.datasets.synthetic import (
+            base_model_scores,
+            undersampled_probability,
+            undersampling_log_odds,
+        )
 
         check_is_fitted(self)
         X_ = check_matrix(X, "X")

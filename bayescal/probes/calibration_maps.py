@@ -62,6 +62,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
+from bayescal.calibration.undersampling import undersampling_correction  # noqa: F401
 from bayescal.probes.posterior import (
     PosteriorPredictiveMixin,
     credible_interval,
@@ -92,32 +93,7 @@ __all__ = [
     "penalised_spline_design",
     "spline_basis",
     "spline_knots",
-    "undersampling_correction",
 ]
-
-
-def undersampling_correction(gamma: np.ndarray, pi0: float) -> np.ndarray:
-    """The analytical correction ``kappa(gamma)`` of seed ``004``, Eq. 1.
-
-    Parameters
-    ----------
-    gamma : ndarray
-        Probabilities under the undersampled distribution.
-    pi0 : float
-        Rate at which negatives were kept, in (0, 1].
-
-    Returns
-    -------
-    ndarray
-        ``gamma * pi0 / (1 - gamma + gamma * pi0)``.
-
-    Examples
-    --------
-    >>> float(undersampling_correction(np.array(0.5), 0.1))
-    0.09090909090909091
-    """
-    gamma = np.asarray(gamma, dtype=float)
-    return gamma * pi0 / (1.0 - gamma + gamma * pi0)
 
 
 def calibration_map_model(

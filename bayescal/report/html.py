@@ -21,9 +21,7 @@ intervals; and the posterior diagnostics of every Bayesian cell.
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 import os
 from datetime import datetime
@@ -32,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from bayescal.report._embed import figure_data_uri  # noqa: F401  (public here before)
+from bayescal.report._embed import img_tag as _img
 from bayescal.report.comparison import metrics_dataset, plot_metric_comparison
 from bayescal.report.corp import CORP_SECTION_NOTE, corp_grid_figure
 from bayescal.report.cube_figures import (
@@ -78,19 +78,6 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; 
 tr.failed td, tr.failed th { background: #fdecea; }
 td.unconverged { background: #fdecea; color: #a94442; }
 """
-
-
-def figure_data_uri(fig: Any, *, dpi: int = 80) -> str:
-    """PNG of a matplotlib figure as a ``data:image/png;base64,...`` URI."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def _img(fig: Any, alt: str, dpi: int) -> str:
-    uri = figure_data_uri(fig, dpi=dpi)
-    fig.clear()
-    return f'<img src="{uri}" alt="{html.escape(alt)}">'
 
 
 def _open(results: Any) -> Any:
