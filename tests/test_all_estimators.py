@@ -368,3 +368,18 @@ def test_input_constraint_admits_only_the_vocabulary():
 
     assert accepted_inputs(Declared) == ("score", "decision")  # SCORE_INPUTS order
     assert accepted_inputs(object()) == ("score",)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [i for i in ESTIMATORS if i[1].__module__.startswith(("bayescal.calibration.",
+                                                          "bayescal.probes."))],
+    ids=_ids,
+)
+def test_every_calibrator_and_probe_has_a_methods_page(item):
+    """CONTRIBUTING.md's checklist: a calibrator or probe is documented in docs/methods/."""
+    from pathlib import Path
+
+    methods = Path(__file__).resolve().parents[1] / "docs" / "methods"
+    pages = [p for p in methods.glob("*.md") if item[0] in p.read_text(encoding="utf-8")]
+    assert pages, f"{item[0]} is named on no page of docs/methods/"
