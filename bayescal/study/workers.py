@@ -61,14 +61,15 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _init_process(pid_path: str) -> None:
+def _init_process(pid_path: str | None = None) -> None:
     """In each worker: its pid to ``pid_path``; one BLAS thread; no replacement when warm."""
     from threadpoolctl import threadpool_limits
 
     from bayescal._compat.loky import disable_memory_leak_guard
 
-    with open(pid_path, "w") as fh:  # the parent's kill path reads it (no private attribute)
-        fh.write(str(os.getpid()))
+    if pid_path is not None:  # the parent's kill path reads it (no private attribute)
+        with open(pid_path, "w") as fh:
+            fh.write(str(os.getpid()))
     threadpool_limits(limits=1)
     disable_memory_leak_guard()
 
