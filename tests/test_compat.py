@@ -19,11 +19,9 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.utils._param_validation import InvalidParameterError
 
 from bayescal._compat import loky as loky_adapter
 from bayescal._compat import sklearn as sklearn_adapter
-from bayescal.calibration import PlattCalibrator
 from bayescal.calibration._fitting import fit_estimator
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,43 +30,6 @@ PACKAGE = ROOT / "bayescal"
 # --------------------------------------------------------------------------- #
 # scikit-learn
 # --------------------------------------------------------------------------- #
-
-
-def test_fit_context_validates_parameters_with_or_without_the_private_decorator(monkeypatch):
-    class Estimator(PlattCalibrator):
-        pass
-
-    def fit(self, scores, y):
-        self.fitted_ = True
-        return self
-
-    private = sklearn_adapter.fit_context(prefer_skip_nested_validation=True)(fit)
-    import sklearn.base
-
-    monkeypatch.delattr(sklearn.base, "_fit_context")  # gone in a future release
-    fallback = sklearn_adapter.fit_context(prefer_skip_nested_validation=True)(fit)
-    assert fallback.__wrapped__ is fit  # the hand-written decorator
-    for wrapped in (private, fallback):
-        with pytest.raises(InvalidParameterError, match="input"):
-            wrapped(Estimator(input="probability"), [0.2, 0.8], [0, 1])
-        est = Estimator()
-        assert wrapped(est, [0.2, 0.8], [0, 1]) is est and est.fitted_
-
-
-def test_fit_context_falls_back_when_the_private_decorator_breaks(monkeypatch):
-    import sklearn.base
-
-    def broken(**kwargs):
-        raise TypeError("unexpected keyword argument 'prefer_skip_nested_validation'")
-
-    monkeypatch.setattr(sklearn.base, "_fit_context", broken)
-
-    def fit(self, scores, y):
-        return self
-
-    wrapped = sklearn_adapter.fit_context(prefer_skip_nested_validation=False)(fit)
-    with pytest.raises(InvalidParameterError):
-        wrapped(PlattCalibrator(clip=2.0), [0.5], [1])
 
 
 @pytest.mark.parametrize(
@@ -242,3 +203,17 @@ def test_adapters_have_upper_version_bounds():
               for spec in project["dependencies"]}
     for dist in ("scikit-learn", "nutpie", "joblib"):
         assert "<" in bounds[dist], bounds[dist]
+
+
+def test_warnings_raised_in_fit_point_at_the_callers_line():
+    """Why ``_fit_context`` is not used: its frame took every warning's location."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from bayescal.calibration import DirichletCalibrator
+
+    rng = np.random.default_rng(0)
+    q = rng.dirichlet(np.ones(3), size=60)
+    y = np.tile(np.arange(3), 20)
+    with pytest.warns(ConvergenceWarning) as record:
+        DirichletCalibrator(max_iter=1).fit(q, y)
+    assert {Path(w.filename).name for w in record} == {Path(__file__).name}

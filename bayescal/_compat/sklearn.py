@@ -1,4 +1,4 @@
-"""scikit-learn's private API, behind one adapter.
+"""scikit-learn's private tree builders, behind one adapter.
 
 ``fit_plain_forest`` grows a plain :class:`~sklearn.ensemble.RandomForestClassifier`
 with scikit-learn's private Cython tree builders (``sklearn.tree._tree``,
@@ -8,71 +8,20 @@ fitted forest equals ``forest.fit(X, y)`` bit for bit. Any failure of that
 path (a moved name, a changed signature or attribute) returns None, and the
 caller fits the forest with its own ``fit``: slower, the same trees.
 
-``fit_context`` is ``sklearn.base._fit_context`` (parameter validation at the
-start of ``fit``, nested validation skipped where safe); if that private
-decorator is missing or fails to wrap, a plain decorator that calls
-``estimator._validate_params()`` takes its place, so validation never
-depends on the private name.
-
 ``scikit-learn`` is bounded above in ``pyproject.toml``; a newer release is
 admitted after ``tests/test_compat.py`` passes on it.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from numbers import Integral
 from typing import Any
 
 import numpy as np
 
-__all__ = ["fit_context", "fit_plain_forest", "plain_forest"]
+__all__ = ["fit_plain_forest", "plain_forest"]
 
 _MAX_INT = np.iinfo(np.int32).max
-
-
-def _fallback_fit_context(fit_method: Callable) -> Callable:
-    """Validate ``_parameter_constraints`` by hand, then call ``fit_method``."""
-
-    @functools.wraps(fit_method)
-    def wrapper(estimator: Any, *args: Any, **kwargs: Any) -> Any:
-        estimator._validate_params()
-        return fit_method(estimator, *args, **kwargs)
-
-    return wrapper
-
-
-def fit_context(*, prefer_skip_nested_validation: bool) -> Callable[[Callable], Callable]:
-    """Decorator of ``fit``: validate the estimator's parameters first.
-
-    Parameters
-    ----------
-    prefer_skip_nested_validation : bool
-        True when ``fit`` fits no estimator given by the user (nested
-        scikit-learn parameter validation is then skipped, as scikit-learn
-        does for its own estimators); False for meta-estimators.
-
-    Returns
-    -------
-    callable
-        The decorator.
-    """
-
-    def decorate(fit_method: Callable) -> Callable:
-        try:
-            from sklearn.base import _fit_context
-
-            wrapped = _fit_context(prefer_skip_nested_validation=prefer_skip_nested_validation)(
-                fit_method
-            )
-            if not callable(wrapped):
-                raise TypeError("sklearn.base._fit_context returned a non-callable")
-            return wrapped
-        except Exception:  # any change of the private API: validate by hand
-            return _fallback_fit_context(fit_method)
-
-    return decorate
 
 
 def fit_plain_forest(forest: Any, X: Any, y: Any) -> Any | None:
@@ -178,3 +127,10 @@ def _fit_forest_private(forest: Any, X: Any, y: Any) -> Any | None:
         forest.n_classes_ = forest.n_classes_[0]
         forest.classes_ = forest.classes_[0]
     return forest
+
+
+# Not used: ``sklearn.base._fit_context`` (validation at the start of ``fit``) adds
+# a stack frame to every fit, so each warning raised inside ``fit`` with a
+# ``stacklevel`` (PosteriorDiagnosticsWarning, ConvergenceWarning, ...) was
+# attributed to sklearn/base.py instead of the caller's line. bayescal's fits
+# call ``self._validate_params()`` first instead.

@@ -30,7 +30,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.validation import (
     SCORE_INPUTS,
     accepted_inputs,
@@ -96,7 +95,6 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 f"(input={kind!r}); {remedy}"
             ) from None
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> BinaryCalibrator:
         """Fit the calibration map.
 
@@ -114,6 +112,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         -------
         self
         """
+        self._validate_params()
         s = self._validate_scores(scores)
         t = check_targets(y, "y")
         check_consistent_length(scores=s, y=t)

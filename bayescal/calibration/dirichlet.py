@@ -43,7 +43,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
     DEFAULT_CLIP,
@@ -381,7 +380,6 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
     ) -> tuple[np.ndarray, int]:
         return dirichlet_log_probabilities(scores, self.input, self.clip, n_classes)
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> DirichletCalibrator:
         """Fit the Dirichlet map by penalised maximum likelihood.
 
@@ -398,6 +396,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         log_q, n_clipped = self._log_probabilities(scores)
         n, k = log_q.shape
         labels = check_labels(y, "y", n_classes=k)

@@ -12,7 +12,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.validation import (
     DEFAULT_CLIP,
     check_array_1d,
@@ -251,7 +250,6 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
             self.n_clipped_ = n_clipped
         return np.log(p)
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> TemperatureScaling:
         """Find the NLL-optimal temperature.
 
@@ -268,6 +266,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         z = self._logits(scores, fit=True)
         n, k = z.shape
         labels = check_labels(y, "y", n_classes=k)

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.validation import check_consistent_length, check_targets
 
@@ -93,7 +92,6 @@ class UndersamplingCorrection(BinaryCalibrator):
     def __init__(self, *, pi0: float) -> None:
         self.pi0 = pi0
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(
         self, scores: Any, y: Any = None, sample_weight: Any = None
     ) -> UndersamplingCorrection:
@@ -112,6 +110,7 @@ class UndersamplingCorrection(BinaryCalibrator):
         -------
         self
         """
+        self._validate_params()
         s = self._validate_scores(scores)
         self.pi0_ = float(self.pi0)
         if y is not None:

@@ -41,7 +41,6 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.validation import check_classification_data, check_features, input_constraint
 
@@ -272,7 +271,6 @@ class VennAbersCalibrator(BinaryCalibrator):
     def __init__(self, *, input: str = "score") -> None:
         self.input = input
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> VennAbersCalibrator:
         """Fit the tables on calibration scores and 0/1 labels.
 
@@ -289,6 +287,7 @@ class VennAbersCalibrator(BinaryCalibrator):
         -------
         self
         """
+        self._validate_params()
         return super().fit(scores, y, sample_weight)
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
@@ -441,7 +440,6 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
         )
         return list(folds.split(X, codes))
 
-    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, y: Any) -> VennAbersClassifier:
         """Train the classifier(s) and fit the Venn-ABERS tables.
 
@@ -455,6 +453,7 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X_, classes, codes = check_classification_data(self, X, y, min_samples=2)
         y_arr = np.asarray(y)
         if classes.size > 2:

@@ -19,7 +19,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.missing.imputation import MultipleImputationClassifier
 from bayescal.missing.rubin import total_uncertainty
 from bayescal.validation import check_classification_data, check_features
@@ -139,9 +138,9 @@ class ConfidenceMap(BaseEstimator):
             random_state=seed,
         )
 
-    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, y: Any) -> ConfidenceMap:
         """Collect (uncertainty, correct) pairs by MCCV and fit the regression."""
+        self._validate_params()
         X, _, codes = check_classification_data(
             self, X, y, allow_nan=True, min_samples=2 * self.group_size
         )

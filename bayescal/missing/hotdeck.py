@@ -17,7 +17,6 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.validation import check_matrix
 
 __all__ = ["HotDeckImputer"]
@@ -67,7 +66,6 @@ class HotDeckImputer(TransformerMixin, BaseEstimator):
     def __init__(self, *, random_state: Any = None) -> None:
         self.random_state = random_state
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any = None) -> HotDeckImputer:
         """Store the observed values of each column.
 
@@ -76,6 +74,7 @@ class HotDeckImputer(TransformerMixin, BaseEstimator):
         ValueError
             If a column has no observed value (nothing to draw from).
         """
+        self._validate_params()
         X = check_matrix(X, "X", allow_nan=True)
         empty = np.isnan(X).all(axis=0)
         if empty.any():

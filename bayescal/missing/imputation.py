@@ -21,7 +21,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.missing.rubin import total_uncertainty
 from bayescal.validation import check_classification_data, check_features
 
@@ -134,7 +133,6 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True  # NaN marks a missing value, which it imputes
         return tags
 
-    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, y: Any) -> MultipleImputationClassifier:
         """Impute the training data ``m`` times and train the classifier(s).
 
@@ -149,6 +147,7 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, classes, codes = check_classification_data(self, X, y, allow_nan=True)
         all_missing = np.isnan(X).all(axis=0)
         if all_missing.any():

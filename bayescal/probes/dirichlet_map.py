@@ -35,7 +35,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.calibration.dirichlet import DIRICHLET_INPUTS, dirichlet_log_probabilities
 from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
 from bayescal.probes.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
@@ -208,7 +207,6 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         self.chains = chains
         self.random_state = random_state
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> BayesianDirichletCalibrator:
         """Fit the posterior of the Dirichlet map.
 
@@ -223,6 +221,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         -------
         self
         """
+        self._validate_params()
         log_q, n_clipped = dirichlet_log_probabilities(
             scores, self.input, self.clip, owner=type(self).__name__
         )

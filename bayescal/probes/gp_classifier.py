@@ -28,7 +28,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.probes.gp_ep import (
     EPConvergenceWarning,
     EPFit,
@@ -379,7 +378,6 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
 
     # ------------------------------------------------------------------ fit
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> BayesianGPClassifier:
         """Fit the posterior.
 
@@ -394,6 +392,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         -------
         self
         """
+        self._validate_params()
         self._check_param_combinations()
         Xv, self.classes_, codes = check_classification_data(self, X, y, min_samples=2)
         self.x_mean_ = Xv.mean(axis=0)

@@ -22,7 +22,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
 from bayescal.probes.sampling import (
     SAMPLER_CONSTRAINTS,
@@ -291,7 +290,6 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         self.chains = chains
         self.random_state = random_state
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> BayesianLogisticRegression:
         """Sample the posterior of the coefficients.
 
@@ -306,6 +304,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         -------
         self
         """
+        self._validate_params()
         hyper, settings = student_t_prior_hyper(self), sampler_settings(self)
         X, self.classes_, codes = check_classification_data(self, X, y)
         n_classes = self.classes_.size

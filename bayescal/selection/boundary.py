@@ -70,7 +70,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.sklearn import fit_context
 from bayescal.validation import check_classification_data
 
 __all__ = [
@@ -335,9 +334,9 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
         self.kernel = kernel
         self.random_state = random_state
 
-    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> BoundaryUncertaintyEstimator:
         """Compute clusters, the perturbed set and the true-pair estimate."""
+        self._validate_params()
         X, self.classes_, codes = check_classification_data(
             self, X, y, min_samples=self.n_neighbors
         )
