@@ -764,6 +764,62 @@ SCORE_INPUTS = ("score", "logit", "decision")
 DEFAULT_CLIP = 1e-12
 
 
+def input_constraint(*values: str) -> list[Any]:
+    """The ``_parameter_constraints`` entry of ``input``: the one declaration of its values.
+
+    A calibrator declares the members of :data:`SCORE_INPUTS` its method reads
+    here and nowhere else; :func:`accepted_inputs` reads them back (for
+    :func:`bayescal.calibration.calibrator_for`, the error remedies and the
+    conformance test).
+
+    Parameters
+    ----------
+    *values : str
+        Members of :data:`SCORE_INPUTS`.
+
+    Returns
+    -------
+    list
+
+    Raises
+    ------
+    ValueError
+        If a value is not in :data:`SCORE_INPUTS` (a programming error in a class).
+    """
+    from sklearn.utils._param_validation import StrOptions
+
+    unknown = [v for v in values if v not in SCORE_INPUTS]
+    if not values or unknown:
+        raise ValueError(
+            f"`values` must be members of {list(SCORE_INPUTS)!r}; got {list(values)!r}."
+        )
+    return [StrOptions(set(values))]
+
+
+def accepted_inputs(estimator: Any) -> tuple[str, ...]:
+    """The ``input`` values an estimator (or class) accepts, in :data:`SCORE_INPUTS` order.
+
+    Read from the ``"input"`` entry of its ``_parameter_constraints`` (declared
+    with :func:`input_constraint`); an estimator without an ``input``
+    parameter reads probabilities only: ``("score",)``.
+
+    Parameters
+    ----------
+    estimator : estimator instance or class
+
+    Returns
+    -------
+    tuple of str
+    """
+    entry = getattr(estimator, "_parameter_constraints", {}).get("input")
+    if entry is None:
+        return ("score",)
+    options: set[str] = set()
+    for constraint in entry:
+        options |= set(getattr(constraint, "options", ()))
+    return tuple(v for v in SCORE_INPUTS if v in options)
+
+
 def clip_constraint() -> list[Any]:
     """The ``_parameter_constraints`` entry of ``clip``: None or a float in (0, 0.5)."""
     from sklearn.utils._param_validation import Interval
@@ -956,9 +1012,9 @@ def bounded_softmax(eta: Any, axis: int = -1) -> np.ndarray:
     return OUTPUT_FLOOR + (1.0 - n_classes * OUTPUT_FLOOR) * np.exp(log_softmax(eta, axis=axis))
 
 
-__all__ += ["DEFAULT_CLIP", "OUTPUT_FLOOR", "SCORE_INPUTS", "bounded_expit", "bounded_softmax",
-            "check_score_input", "clip_constraint", "clip_probabilities",
-            "has_credible_interval"]
+__all__ += ["DEFAULT_CLIP", "OUTPUT_FLOOR", "SCORE_INPUTS", "accepted_inputs", "bounded_expit",
+            "bounded_softmax", "check_score_input", "clip_constraint", "clip_probabilities",
+            "has_credible_interval", "input_constraint"]
 
 
 def check_features(

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
+from bayescal.validation import accepted_inputs
+
 __all__ = ["calibrator_for", "classifier_scores", "score_method"]
 
 
@@ -115,8 +117,7 @@ def calibrator_for(calibrator: Any, method: str, estimator_name: str = "the esti
     cal = clone(calibrator)
     if method == "predict_proba":
         return cal
-    inputs = getattr(cal, "_score_inputs", ())
-    if "decision" in inputs and "input" in cal.get_params(deep=False):
+    if "decision" in accepted_inputs(cal) and "input" in cal.get_params(deep=False):
         return cal.set_params(input="decision")
     raise ValueError(
         f"`estimator` {estimator_name} has no predict_proba, so the calibrator is fitted on "

@@ -8,8 +8,9 @@ is used. What they are is said by the calibrator's ``input`` parameter, one
 vocabulary across bayescal (:data:`bayescal.validation.SCORE_INPUTS`):
 ``"score"`` (probabilities in [0, 1]), ``"logit"`` (probabilities read on the
 log-odds scale) and ``"decision"`` (any real number, e.g. an SVM's
-``decision_function``); each calibrator lists in ``_score_inputs`` the inputs
-its method allows. Calibrators that take logs of probabilities share one
+``decision_function``); each calibrator declares the inputs its method allows
+once, in the ``"input"`` entry of its ``_parameter_constraints``
+(:func:`bayescal.validation.input_constraint`). Calibrators that take logs of probabilities share one
 ``clip`` rule (:func:`bayescal.validation.clip_probabilities`). Targets are 0/1
 labels or fractions in [0, 1] (grouped calibration data from DGG and Platt's
 smoothed targets are fractional).
@@ -22,6 +23,7 @@ checking happens here, once (DESIGN.md, "Bad input").
 from __future__ import annotations
 
 import re
+from abc import ABCMeta, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayescal.validation import (
     SCORE_INPUTS,
+    accepted_inputs,
     check_binary_scores,
     check_consistent_length,
     check_min_samples,
@@ -41,21 +44,20 @@ from bayescal.validation import (
 __all__ = ["BinaryCalibrator"]
 
 
-class BinaryCalibrator(ClassifierMixin, BaseEstimator):
+class BinaryCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of binary calibration maps (not used directly).
 
     Subclasses declare their hyper-parameters in ``_parameter_constraints``
     (checked by scikit-learn's ``_validate_params`` at the start of ``fit``),
-    the ``input`` values their method allows in ``_score_inputs`` (the
-    ``input`` parameter, when they have one, says which is used), and
+    among them the ``input`` values their method allows, declared once with
+    :func:`~bayescal.validation.input_constraint` (read back by
+    :func:`~bayescal.validation.accepted_inputs`; without an ``input``
+    parameter a calibrator reads probabilities, ``"score"``), and
     implement ``_fit`` and ``_predict_positive``.
     """
 
     #: Smallest number of calibration samples accepted by ``fit``.
     _min_samples: int = 2
-
-    #: Values of ``input`` the method allows (see :data:`SCORE_INPUTS`).
-    _score_inputs: tuple[str, ...] = ("score",)
 
     #: What to do with decision values when ``"decision"`` is not allowed.
     _decision_remedy: str = (
@@ -85,7 +87,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
             remedy = (
                 "for decision values, margins or logits (e.g. SVC.decision_function) pass "
                 "input='decision'."
-                if "decision" in self._score_inputs
+                if "decision" in accepted_inputs(self)
                 else self._decision_remedy
             )
             raise ValueError(
@@ -126,8 +128,9 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
         raise TypeError(f"{type(self).__name__} does not implement _fit")
 
+    @abstractmethod
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
-        raise TypeError(f"{type(self).__name__} does not implement _predict_positive")
+        """Calibrated positive-class probabilities of validated 1-D scores."""
 
     def predict_proba(self, scores: Any) -> np.ndarray:
         """Calibrated probabilities, shape ``(n, 2)``; column 1 is the positive class."""

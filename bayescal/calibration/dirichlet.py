@@ -55,6 +55,7 @@ from bayescal.validation import (
     check_sample_weight,
     clip_constraint,
     clip_probabilities,
+    input_constraint,
 )
 
 #: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
@@ -347,7 +348,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         "penalty": [StrOptions({"odir", "l2"})],
         "reg_lambda": [Interval(Real, 0, None, closed="left")],
         "reg_mu": [Interval(Real, 0, None, closed="left")],
-        "input": [StrOptions(set(DIRICHLET_INPUTS))],
+        "input": input_constraint(*DIRICHLET_INPUTS),
         "clip": clip_constraint(),
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],

@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import StrOptions
 from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.isotonic import pool_tied_scores
-from bayescal.validation import check_array_1d, check_sample_weight
+from bayescal.validation import check_array_1d, check_sample_weight, input_constraint
 
 __all__ = ["ENIRCalibrator", "NearIsotonicPath", "near_isotonic_path"]
 
@@ -422,14 +422,13 @@ class ENIRCalibrator(BinaryCalibrator):
     True
     """
 
-    _score_inputs = ("score", "decision")
 
     # scores are only read (sorted into new arrays, interpolated), never
     # written or kept
     _copy_scores = False
 
     _parameter_constraints: dict = {
-        "input": [StrOptions(set(_score_inputs))],
+        "input": input_constraint("score", "decision"),
         "criterion": [StrOptions({"bic", "aic"})],
     }
 

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.metrics.binning import BINNING_STRATEGIES, assign_bins_compact, bin_edges
-from bayescal.validation import in_unit_interval
+from bayescal.validation import in_unit_interval, input_constraint
 
 __all__ = [
     "EMPTY_BIN_RULES",
@@ -190,13 +190,12 @@ class HistogramBinningCalibrator(BinaryCalibrator):
     [0.5, 1.0]
     """
 
-    _score_inputs = ("score", "decision")
 
     # scores are only read (bins, sums, look-ups), never written or kept
     _copy_scores = False
 
     _parameter_constraints: dict = {
-        "input": [StrOptions(set(_score_inputs))],
+        "input": input_constraint("score", "decision"),
         "n_bins": [Interval(Integral, 1, None, closed="left")],
         "strategy": [StrOptions(set(BINNING_STRATEGIES))],
         "empty_bin": [StrOptions(set(EMPTY_BIN_RULES)), Interval(Real, 0, 1, closed="both")],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
@@ -15,6 +15,7 @@ from bayescal.validation import (
     bounded_expit,
     clip_constraint,
     clip_probabilities,
+    input_constraint,
 )
 
 __all__ = ["PlattCalibrator", "platt_targets", "score_feature"]
@@ -89,10 +90,8 @@ class _ScoreFeatureCalibrator(BinaryCalibrator):
     covariate; ``_feature(scores, fit=True)`` records ``n_clipped_``.
     """
 
-    _score_inputs = FEATURE_INPUTS
-
     _parameter_constraints: dict = {
-        "input": [StrOptions(set(FEATURE_INPUTS))],
+        "input": input_constraint(*FEATURE_INPUTS),
         "clip": clip_constraint(),
     }
 
@@ -115,7 +114,10 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         ``log(s / (1 - s))`` ("Platt with logit", Phelps et al. (2024); identical to
         beta calibration with ``a = b``); ``"decision"``, any real numbers
         (an SVM's ``decision_function``, as Platt 1999 and scikit-learn's
-        sigmoid calibration use) used as they are.
+        sigmoid calibration use) used as they are. The Bayesian
+        :class:`~bayescal.probes.BayesianPlattCalibrator` defaults to
+        ``"logit"`` instead, the family that contains the identity map, as a
+        reference probe needs (see its ``input``).
     target_smoothing : bool, default=True
         Use Platt's (1999) smoothed targets ``t+ = (N+ + 1)/(N+ + 2)``,
         ``t- = 1/(N- + 2)`` (as scikit-learn's sigmoid calibration does), or

@@ -511,6 +511,11 @@ class MultiLabelCalibrator(_BinaryReduction):
     def _problem_data(self, P, y, key):
         return P[:, key[0]], y[:, key[0]].copy(), np.arange(P.shape[0])
 
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True  # y: one 0/1 column per label
+        return tags
+
     def _combine(self, Q: np.ndarray) -> np.ndarray:
         return Q
 

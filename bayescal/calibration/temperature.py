@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.validation import (
@@ -23,6 +23,7 @@ from bayescal.validation import (
     check_sample_weight,
     clip_constraint,
     clip_probabilities,
+    input_constraint,
 )
 
 __all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]
@@ -124,7 +125,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     input : {"score", "decision"}, default="score"
-        What ``X`` holds: class probabilities (``"score"``, rows in the
+        What ``scores`` holds: class probabilities (``"score"``, rows in the
         simplex), whose logs ``log max(p, clip)`` are the logits; or logits /
         decision values (``"decision"``, any finite reals) used as they are
         (a 1-D array of binary decision values ``d`` is read as the logits
@@ -200,10 +201,9 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
     (300, 3)
     """
 
-    _score_inputs = TEMPERATURE_INPUTS
 
     _parameter_constraints: dict = {
-        "input": [StrOptions(set(TEMPERATURE_INPUTS))],
+        "input": input_constraint(*TEMPERATURE_INPUTS),
         "clip": clip_constraint(),
         "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
@@ -215,14 +215,14 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         self.clip = clip
         self.max_iter = max_iter
 
-    def _logits(self, X: Any, n_classes: int | None = None, fit: bool = False) -> np.ndarray:
+    def _logits(self, scores: Any, n_classes: int | None = None, fit: bool = False) -> np.ndarray:
         if self.input not in TEMPERATURE_INPUTS:
             self._validate_params()
         if self.input == "decision":
-            if np.ndim(X) == 1:  # binary decision values d: logits (-d, d), as scikit-learn
-                d = check_array_1d(X, "X")
-                X = np.column_stack([-d, d])
-            z = check_matrix(X, "X")
+            if np.ndim(scores) == 1:  # binary decision values d: logits (-d, d), as scikit-learn
+                d = check_array_1d(scores, "scores")
+                scores = np.column_stack([-d, d])
+            z = check_matrix(scores, "scores")
             if n_classes is not None and z.shape[1] != n_classes:
                 raise ValueError(
                     f"X has {z.shape[1]} features, but TemperatureScaling is expecting "
@@ -230,32 +230,32 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
                 )
             if z.shape[1] < 2:
                 raise ValueError(
-                    f"`X` must have at least 2 columns (one per class): {z.shape[1]} "
+                    f"`scores` must have at least 2 columns (one per class): {z.shape[1]} "
                     f"feature(s) (shape={z.shape}) while a minimum of 2 is required."
                 )
             if fit:
                 self.n_clipped_ = 0
             return z
         try:
-            p = check_probability_matrix(X, "X", n_classes=n_classes)
+            p = check_probability_matrix(scores, "scores", n_classes=n_classes)
         except ValueError as exc:
             raise ValueError(
                 f"{exc} TemperatureScaling(input='score') reads class probabilities; for "
                 "logits or decision values pass input='decision'."
             ) from None
         p, n_clipped = clip_probabilities(
-            p, self.clip, name="X", owner="TemperatureScaling(input='score')", upper=False
+            p, self.clip, name="scores", owner="TemperatureScaling(input='score')", upper=False
         )
         if fit:
             self.n_clipped_ = n_clipped
         return np.log(p)
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TemperatureScaling:
+    def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> TemperatureScaling:
         """Find the NLL-optimal temperature.
 
         Parameters
         ----------
-        X : array-like of shape (n, K)
+        scores : array-like of shape (n, K)
             Logits or probabilities (see ``input``).
         y : array-like of shape (n,)
             Integer labels ``0 .. K-1``.
@@ -267,10 +267,10 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        z = self._logits(X, fit=True)
+        z = self._logits(scores, fit=True)
         n, k = z.shape
         labels = check_labels(y, "y", n_classes=k)
-        check_consistent_length(X=z, y=labels)
+        check_consistent_length(scores=z, y=labels)
         check_n_classes_present(labels, "y")
         w = check_sample_weight(sample_weight, n)
         beta, n_iter = self._optimise(z, labels, w)
@@ -323,7 +323,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         )
         return beta, max_iter
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def predict_proba(self, scores: Any) -> np.ndarray:
         """Calibrated probabilities ``softmax(z / T)``, shape ``(n, K)``.
 
         Never exactly 0 or 1: a probability that underflows below machine
@@ -331,13 +331,13 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         the row's largest entry is ``1`` minus the others.
         """
         check_is_fitted(self, "temperature_")
-        z = self._logits(X, self.n_features_in_)
+        z = self._logits(scores, self.n_features_in_)
         beta = 0.0 if np.isinf(self.temperature_) else 1.0 / self.temperature_
         return _open_simplex(tempered_softmax(z, beta))
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, scores: Any) -> np.ndarray:
         """Class with the largest calibrated probability."""
-        proba = self.predict_proba(X)
+        proba = self.predict_proba(scores)
         return self.classes_[np.argmax(proba, axis=1)]
 
 

@@ -28,7 +28,13 @@ def undersampling_correction(scores: np.ndarray, pi0: float) -> np.ndarray:
     -------
     ndarray of shape (n,)
         Probabilities on the original (not undersampled) distribution.
+
+    Examples
+    --------
+    >>> float(undersampling_correction(np.array(0.5), 0.1))
+    0.09090909090909091
     """
+    scores = np.asarray(scores, dtype=float)
     return scores * pi0 / (1.0 - scores + scores * pi0)
 
 
@@ -115,3 +121,8 @@ class UndersamplingCorrection(BinaryCalibrator):
 
     def _predict_positive(self, scores: np.ndarray) -> np.ndarray:
         return undersampling_correction(scores, self.pi0_)
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False  # the map is fixed by pi0; y is only checked
+        return tags

@@ -42,7 +42,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import check_classification_data, check_features
+from bayescal.validation import check_classification_data, check_features, input_constraint
 
 __all__ = [
     "VennAbersCalibrator",
@@ -279,8 +279,7 @@ class VennAbersCalibrator(BinaryCalibrator):
     True
     """
 
-    _parameter_constraints: dict = {"input": [StrOptions({"score", "decision"})]}
-    _score_inputs = ("score", "decision")
+    _parameter_constraints: dict = {"input": input_constraint("score", "decision")}
 
     def __init__(self, *, input: str = "score") -> None:
         self.input = input
@@ -521,7 +520,8 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of larger merged probability (class 1 on ties above 0.5 only)."""
-        return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
+        positive = self.predict_proba(X)[:, 1] > 0.5  # NotFittedError before classes_
+        return self.classes_[positive.astype(int)]
 
     #: The pair is not an interval of a stated mass (see ``predict_interval``).
     _interval_has_coverage = False

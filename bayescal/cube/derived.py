@@ -4,7 +4,7 @@ A study records the metrics its spec names. A reproduction that needs another
 label metric of the same cells (e.g. the thesis' ``brier_sum`` of a study whose
 spec asked for ``brier``) can compute it per fold from the cube's
 out-of-fold predictions with the very function the runner scores cells with
-(:func:`bayescal.study.scoring.label_metrics`), instead of re-running the study.
+(:func:`bayescal.cube.scoring.label_metrics`), instead of re-running the study.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def fold_label_metric(tree: Any, metric: str, *, n_bins: int = 10,
     """
     import xarray as xr
 
-    from bayescal.study.scoring import label_metrics
+    from bayescal.cube.scoring import label_metrics
 
     try:
         groups = tree["/predictions"]

@@ -28,7 +28,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal.validation import check_choice, check_fraction, check_labels, check_matrix
+from bayescal.validation import (
+    check_choice,
+    check_consistent_length,
+    check_fraction,
+    check_labels,
+    check_matrix,
+)
 
 __all__ = ["HypotheticalBaseModel"]
 
@@ -92,6 +98,7 @@ class HypotheticalBaseModel(ClassifierMixin, BaseEstimator):
             raise ValueError(f"`X` must hold the 10 covariates of Phelps et al.'s (2024) Eq. A1; got "
                              f"{X_.shape[1]} columns.")
         labels = check_labels(y, "y")
+        check_consistent_length(X=X_, y=labels)
         self.classes_ = np.unique(labels)
         if not np.array_equal(self.classes_, [0, 1]):
             raise ValueError(f"`y` must hold both classes 0 and 1; got {self.classes_}.")
@@ -100,8 +107,11 @@ class HypotheticalBaseModel(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Base-model scores ``[1 - gamma_hat, gamma_hat]``, shape ``(n, 2)``."""
-        from bayescal.datasets import base_model_scores, undersampled_probability
-        from bayescal.datasets.synthetic import undersampling_log_odds
+        from bayescal.datasets.synthetic import (
+            base_model_scores,
+            undersampled_probability,
+            undersampling_log_odds,
+        )
 
         check_is_fitted(self)
         X_ = check_matrix(X, "X")

@@ -128,6 +128,11 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         children = np.random.SeedSequence(int(base)).spawn(self.n_imputations + 1)
         return [int(c.generate_state(1)[0]) for c in children]
 
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN marks a missing value, which it imputes
+        return tags
+
     def fit(self, X: Any, y: Any) -> MultipleImputationClassifier:
         """Impute the training data ``m`` times and train the classifier(s).
 

@@ -57,11 +57,12 @@ from typing import Any
 
 import numpy as np
 from scipy.special import expit, logit
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
+from bayescal.calibration.undersampling import undersampling_correction  # noqa: F401
 from bayescal.probes.posterior import (
     PosteriorPredictiveMixin,
     credible_interval,
@@ -81,6 +82,7 @@ from bayescal.validation import (
     bounded_expit,
     clip_constraint,
     clip_probabilities,
+    input_constraint,
 )
 
 __all__ = [
@@ -91,32 +93,7 @@ __all__ = [
     "penalised_spline_design",
     "spline_basis",
     "spline_knots",
-    "undersampling_correction",
 ]
-
-
-def undersampling_correction(gamma: np.ndarray, pi0: float) -> np.ndarray:
-    """The analytical correction ``kappa(gamma)`` of Phelps et al. (2024), Eq. 1.
-
-    Parameters
-    ----------
-    gamma : ndarray
-        Probabilities under the undersampled distribution.
-    pi0 : float
-        Rate at which negatives were kept, in (0, 1].
-
-    Returns
-    -------
-    ndarray
-        ``gamma * pi0 / (1 - gamma + gamma * pi0)``.
-
-    Examples
-    --------
-    >>> float(undersampling_correction(np.array(0.5), 0.1))
-    0.09090909090909091
-    """
-    gamma = np.asarray(gamma, dtype=float)
-    return gamma * pi0 / (1.0 - gamma + gamma * pi0)
 
 
 def calibration_map_model(
@@ -276,7 +253,6 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
 
     _coef_prior = "real"
     _min_samples = 3
-    _score_inputs: tuple[str, ...] = ("logit", "decision")
 
     def _on_logit_scale(self) -> bool:
         """Whether the map takes logs of the scores (probability input)."""
@@ -437,6 +413,13 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
         ``logit(s)`` (Platt on the logit; exact for a perfect base model after
         undersampling, Phelps et al. (2024) Eq. 4), probabilities ``s`` used as they
         are (Platt 1999), or decision values (any real number) used as they are.
+        The default differs from :class:`~bayescal.calibration.PlattCalibrator`'s
+        ``"score"`` on purpose: a reference probe's map family must contain the
+        identity (``a = 0, b = 1`` on the logit), so that a calibrated
+        classifier's probabilities are reproduced and the credible band shows
+        only the data's uncertainty; Platt on raw scores cannot express it.
+        ``PlattCalibrator`` keeps Platt's (1999) raw-score default, which the
+        thesis's and scikit-learn's sigmoid calibration use.
     clip : float or None, default=1e-12
         bayescal's one clip rule for ``input="logit"``
         (:func:`bayescal.validation.clip_probabilities`); ``n_clipped_``
@@ -502,9 +485,8 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
         self.chains = chains
         self.random_state = random_state
 
-    _score_inputs = ("logit", "score", "decision")
     _parameter_constraints: dict = {
-        "input": [StrOptions(set(_score_inputs))],
+        "input": input_constraint("logit", "score", "decision"),
         **_COMMON_CONSTRAINTS,
     }
 
@@ -581,7 +563,6 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
     """
 
     _coef_prior = "positive"
-    _score_inputs = ("score",)
     _parameter_constraints: dict = {
         "target_accept": [Interval(Real, 0, 1, closed="neither")],
         **_COMMON_CONSTRAINTS,
@@ -767,7 +748,7 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
     """
 
     _parameter_constraints: dict = {
-        "input": [StrOptions({"logit", "decision"})],
+        "input": input_constraint("logit", "decision"),
         "n_basis": [Interval(Integral, 4, None, closed="left")],
         "smoothness_scale": [Interval(Real, 0, None, closed="neither")],
         "target_accept": [Interval(Real, 0, 1, closed="neither")],

@@ -45,6 +45,7 @@ from bayescal.validation import (
     check_n_classes_present,
     check_sample_weight,
     clip_constraint,
+    input_constraint,
 )
 
 __all__ = ["BayesianDirichletCalibrator", "dirichlet_map_model"]
@@ -177,7 +178,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         "matrix": [StrOptions({"full", "diagonal"})],
         "prior_scale": [Interval(Real, 0, None, closed="neither")],
         "intercept_scale": [Interval(Real, 0, None, closed="neither")],
-        "input": [StrOptions(set(DIRICHLET_INPUTS))],
+        "input": input_constraint(*DIRICHLET_INPUTS),
         "clip": clip_constraint(),
         **SAMPLER_CONSTRAINTS,
     }

@@ -30,6 +30,12 @@ against 10.3 at n=10,000, d=5 (before the callbacks skipped PyTensor's
 input checks, which took off a further 12-14 % at n=300).
 ``benchmarks/compile_cache.py`` measures the time to first draw of each
 option in a fresh process.
+
+This module is the one adapter of nutpie's internals
+(``nutpie.compiled_pyfunc``, nutpie 0.16): any failure of that path (a moved
+or changed name) falls back to nutpie's public
+``compile_pymc_model(model, backend="numba")`` with a
+:class:`NutpieCFallbackWarning`; ``pyproject.toml`` bounds nutpie above.
 """
 
 from __future__ import annotations
@@ -41,9 +47,17 @@ from math import prod
 from typing import Any
 
 import numpy as np
-from nutpie.compiled_pyfunc import PyFuncModel
 
-__all__ = ["compile_nutpie_c"]
+try:  # nutpie's Python-callback model (0.16); moved or changed: compile_nutpie_c falls back
+    from nutpie.compiled_pyfunc import PyFuncModel
+except Exception:  # pragma: no cover - depends on the installed nutpie
+    PyFuncModel = None
+
+__all__ = ["NutpieCFallbackWarning", "compile_nutpie_c"]
+
+
+class NutpieCFallbackWarning(RuntimeWarning):
+    """``sampler="nutpie-c"`` fell back to nutpie's Numba backend (same posterior, slower start)."""
 
 #: PyTensor mode of the callbacks: the C virtual machine with FAST_RUN rewrites.
 C_MODE = "CVM"
@@ -90,17 +104,36 @@ def compile_nutpie_c(model: Any) -> Any:
     >>> bool(abs(float(idata["posterior"]["mu"].mean()) - 2.0) < 0.5)
     True
     """
+    if len(model.continuous_value_vars) != len(model.value_vars):
+        raise ValueError(
+            "sampler='nutpie-c' needs a model without discrete free variables; "
+            "use inference='advi' or a model that marginalises them."
+        )
+    try:
+        return _compile_on_c_backend(model)
+    except Exception as exc:  # nutpie's internals changed: its public Numba backend
+        import nutpie
+
+        warnings.warn(
+            f"sampler='nutpie-c' is unavailable with nutpie {getattr(nutpie, '__version__', '?')}"
+            f" ({type(exc).__name__}: {exc}); compiling with nutpie's Numba backend instead "
+            "(the same posterior; a slower first fit per process).",
+            NutpieCFallbackWarning,
+            stacklevel=2,
+        )
+        return nutpie.compile_pymc_model(model, backend="numba")
+
+
+def _compile_on_c_backend(model: Any) -> Any:
+    """:func:`compile_nutpie_c` through nutpie's private Python-callback model."""
     import pytensor
     import pytensor.tensor as pt
     from nutpie.compiled_pyfunc import from_pyfunc
     from pymc.initial_point import make_initial_point_fn
     from pytensor.graph.replace import graph_replace
 
-    if len(model.continuous_value_vars) != len(model.value_vars):
-        raise ValueError(
-            "sampler='nutpie-c' needs a model without discrete free variables; "
-            "use inference='advi' or a model that marginalises them."
-        )
+    if PyFuncModel is None:
+        raise ImportError("nutpie.compiled_pyfunc.PyFuncModel is not there")
     initial = make_initial_point_fn(
         model=model, jitter_rvs=set(model.free_RVs), return_transformed=True
     )
@@ -235,7 +268,7 @@ def _cast_data(name: str, value: Any, dtype: str, ndim: int) -> np.ndarray:
 
 
 @dataclasses.dataclass(frozen=True)
-class _CModel(PyFuncModel):
+class _CModel(PyFuncModel if PyFuncModel is not None else object):
     """nutpie's Python-callback model whose ``with_data`` casts to the containers' dtypes."""
 
     _data_dtypes: dict[str, str] = dataclasses.field(default_factory=dict)

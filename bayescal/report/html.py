@@ -29,9 +29,7 @@ with nothing to show is left out.
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 import os
 import re
@@ -41,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from bayescal.report._embed import figure_data_uri  # noqa: F401  (public here before)
+from bayescal.report._embed import img_tag as _img
 from bayescal.report.comparison import metrics_dataset, plot_metric_comparison
 from bayescal.report.corp import CORP_SECTION_NOTE, corp_grid_figure
 from bayescal.report.cube_figures import (
@@ -58,7 +58,6 @@ from bayescal.report.diagnostics import (
     threshold_words,
     worst_fit,
 )
-from bayescal.report.figure_output import inline_svg
 from bayescal.report.posterior_figures import failed_posterior_section
 from bayescal.report.recommendation import recommendation_section
 from bayescal.report.summary import (
@@ -113,20 +112,6 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; 
 tr.failed td, tr.failed th { background: #fdecea; }
 td.unconverged { background: #fdecea; color: #a94442; }
 """
-
-
-def figure_data_uri(fig: Any, *, dpi: int = 80) -> str:
-    """PNG of a matplotlib figure as a ``data:image/png;base64,...`` URI."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def _img(fig: Any, alt: str, dpi: int) -> str:
-    """The figure as inline SVG (vector text; dense artists rasterised at ``dpi``)."""
-    svg = inline_svg(fig, alt, raster_dpi=dpi)
-    fig.clear()
-    return svg
 
 
 def _open(results: Any) -> Any:

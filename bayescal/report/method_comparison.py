@@ -276,13 +276,13 @@ def comparison_section(tree: Any, metric: str, *, dpi: int = 150) -> str:
     str
         HTML (every string from the cube escaped).
     """
+    from bayescal.report._embed import img_tag as _img
     from bayescal.report.compare_command import (
         applicable_methods,
         comparison_frame,
         comparison_summary,
         few_datasets_caution,
     )
-    from bayescal.report.html import _img
     from bayescal.stats.methods import compare_methods
 
     esc = html.escape

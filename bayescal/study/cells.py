@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from bayescal.cube.schema import DIAGNOSTICS, TIMINGS
+from bayescal.cube.scoring import LABEL_METRICS, label_metrics, truth_metrics
 from bayescal.cube.store import CellResult
 from bayescal.study.data import PreparedData
 from bayescal.study.imports import build_estimator
 from bayescal.study.posteriors import diagnostic_record, find_fitted, kept_draws
-from bayescal.study.scoring import LABEL_METRICS, label_metrics, truth_metrics
 from bayescal.study.seeds import CLASSIFIER, SCENARIO, derive_seed
 from bayescal.study.sharing import FitCache, SharedFitClassifier
 from bayescal.study.spec import CALIBRATED_CLASSIFIER, ScenarioSpec, Spec

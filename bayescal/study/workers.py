@@ -33,9 +33,10 @@ since its first task. A worker that has compiled PyMC models (nutpie, PyTensor)
 grows that much by design: it is warm, not leaking. Replaced, the new process
 paid every import and compilation again (seen as a second worker process, 8.8
 CPU-s of recompilation and the run's tail, in ``benchmarks/thesis_small.toml``
-with ``-j 2``). :func:`_init_process` therefore raises loky's threshold in its
-workers (a private setting; without it loky's default applies, which costs
-time, never results).
+with ``-j 2``). :func:`_init_process` therefore switches the guard off in its
+workers, through :func:`bayescal._compat.loky.disable_memory_leak_guard` (a
+private loky setting behind an adapter; should it fail, loky's default
+applies, which costs time, never results).
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ import contextlib
 import os
 import pickle
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -103,18 +103,19 @@ def _watch_parent(poll: float = PARENT_POLL_SECONDS) -> threading.Thread:
     return thread
 
 
-def _init_process() -> None:
-    """In each worker: die with the parent; one BLAS thread for life; no
-    replacement of a warm worker."""
+def _init_process(pid_path: str | None = None) -> None:
+    """In each worker: die with the parent; its pid to ``pid_path``; one BLAS thread; no
+    replacement when warm."""
     _watch_parent()
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(limits=1)
-    with contextlib.suppress(ImportError):
-        from joblib.externals.loky import process_executor
+    from bayescal._compat.loky import disable_memory_leak_guard
 
-        if hasattr(process_executor, "_MAX_MEMORY_LEAK_SIZE"):
-            process_executor._MAX_MEMORY_LEAK_SIZE = sys.maxsize
+    if pid_path is not None:  # the parent's kill path reads it (no private attribute)
+        with open(pid_path, "w") as fh:
+            fh.write(str(os.getpid()))
+    threadpool_limits(limits=1)
+    disable_memory_leak_guard()
 
 
 def _warm_up() -> int:
@@ -215,8 +216,10 @@ class WorkerProcess:
     def __init__(self) -> None:
         from joblib.externals.loky import ProcessPoolExecutor
 
+        fd, self._pid_path = tempfile.mkstemp(prefix="bayescal-worker-", suffix=".pid")
+        os.close(fd)
         self._pool = ProcessPoolExecutor(max_workers=1, initializer=_init_process,
-                                         env=SINGLE_THREAD_ENV)
+                                         initargs=(self._pid_path,), env=SINGLE_THREAD_ENV)
         self._pid = self._pool.submit(_warm_up)  # the process starts now
 
     def submit(self, task: Any, train: Any, test: Any, payload: str) -> Any:
@@ -233,16 +236,26 @@ class WorkerProcess:
         rather than through loky's ``kill_workers``, whose manager thread
         can then fail with a ``KeyError`` on a task handed over but not yet
         sent (seen 2 times in 20 in a loop of kills; 0 in 20 this way). The
-        process is known from the executor (a private loky attribute; the
-        warm-up's answer once it has come); if neither is there, loky kills.
+        process is known from the file its initializer writes first thing
+        (and from the warm-up's answer once it has come); if neither is
+        there yet, loky kills.
         """
-        pids = set(getattr(self._pool, "_processes", None) or {}) if kill else set()
-        if kill and self._pid.done() and not self._pid.cancelled() and not self._pid.exception():
-            pids.add(self._pid.result())
+        pids = self._known_pids() if kill else set()
         for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
         self._pool.shutdown(wait=False, kill_workers=kill and not pids)
+        with contextlib.suppress(OSError):
+            os.unlink(self._pid_path)
+
+    def _known_pids(self) -> set[int]:
+        """The worker's process id, from its pid file or its warm-up's answer."""
+        pids: set[int] = set()
+        with contextlib.suppress(OSError, ValueError), open(self._pid_path) as fh:
+            pids.add(int(fh.read()))
+        if self._pid.done() and not self._pid.cancelled() and not self._pid.exception():
+            pids.add(self._pid.result())
+        return pids
 
 
 #: Processes started by :func:`prestarted`, waiting for a run to adopt them.

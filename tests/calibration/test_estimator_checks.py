@@ -14,11 +14,14 @@ Two parts:
    integer weights equal repeated rows, an ``(n, 2)`` probability array equals
    its second column, rows summing to one.
 
-Engineers adding a calibrator append an instance to the lists below.
+The calibrators are found by :func:`bayescal._discovery.all_estimators`: a
+new calibrator is checked once exported. :data:`VARIANTS` adds instances of
+further code paths.
 """
 
 from __future__ import annotations
 
+import inspect
 import pickle
 import warnings
 
@@ -29,41 +32,50 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from bayescal._discovery import all_estimators, fast_instance
 from bayescal.calibration import (
     BetaCalibrator,
-    DirichletCalibrator,
-    ENIRCalibrator,
     HistogramBinningCalibrator,
     IsotonicCalibrator,
     LogisticGAMCalibrator,
     PlattCalibrator,
-    TemperatureScaling,
-    UndersamplingCorrection,
-    VennAbersCalibrator,
 )
+from bayescal.validation import accepted_inputs
 
-#: Binary calibrators (1-D scores in [0, 1]); one instance per distinct code path.
-BINARY_CALIBRATORS = [
-    PlattCalibrator(),
-    PlattCalibrator(input="logit", target_smoothing=False, clip=1e-12),
-    LogisticGAMCalibrator(),
-    LogisticGAMCalibrator(input="logit", criterion="ubre", clip=1e-12),
-    IsotonicCalibrator(),
-    IsotonicCalibrator(interpolation="step"),
-    HistogramBinningCalibrator(),
-    HistogramBinningCalibrator(n_bins=5, strategy="quantile"),
-    BetaCalibrator(clip=1e-12),
-    BetaCalibrator(parameters="am", clip=1e-12),
-    UndersamplingCorrection(pi0=0.2),
-    ENIRCalibrator(),
-    VennAbersCalibrator(),
+#: The calibration maps of ``bayescal.calibration``: every public estimator defined
+#: there whose ``fit`` takes ``scores`` (found, not listed).
+_MAPS = [
+    cls
+    for _, cls in all_estimators()
+    if cls.__module__.startswith("bayescal.calibration.")
+    and list(inspect.signature(cls.fit).parameters)[1] == "scores"
 ]
 
-#: Every calibrator, for scikit-learn's own checks.
-ESTIMATORS = [
-    *BINARY_CALIBRATORS,
-    TemperatureScaling(input="decision"),
-    DirichletCalibrator(input="decision"),
+
+def _instance(cls: type):
+    """The fast instance; multi-class maps read scikit-learn's unbounded data as logits."""
+    est = fast_instance(cls)
+    one_d = est.__sklearn_tags__().input_tags.one_d_array
+    if not one_d and "decision" in accepted_inputs(est):
+        est.set_params(input="decision")
+    return est
+
+
+#: Further instances, one per distinct code path beyond the defaults.
+VARIANTS = [
+    PlattCalibrator(input="logit", target_smoothing=False, clip=1e-12),
+    LogisticGAMCalibrator(input="logit", criterion="ubre", clip=1e-12),
+    IsotonicCalibrator(interpolation="step"),
+    HistogramBinningCalibrator(n_bins=5, strategy="quantile"),
+    BetaCalibrator(parameters="am", clip=1e-12),
+]
+
+#: Every calibration map, for scikit-learn's own checks.
+ESTIMATORS = [_instance(cls) for cls in _MAPS] + VARIANTS
+
+#: Binary calibrators (1-D scores in [0, 1]).
+BINARY_CALIBRATORS = [
+    est for est in ESTIMATORS if est.__sklearn_tags__().input_tags.one_d_array
 ]
 
 _TEMPERATURE_LABELS = (

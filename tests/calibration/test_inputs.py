@@ -15,17 +15,19 @@ from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC
 
+from bayescal._discovery import all_estimators, fast_instance
 from bayescal.calibration import (
     BetaCalibrator,
     ENIRCalibrator,
     HistogramBinningCalibrator,
     IsotonicCalibrator,
-    LogisticGAMCalibrator,
     PlattCalibrator,
     TemperatureScaling,
     VennAbersCalibrator,
 )
+from bayescal.calibration.base import BinaryCalibrator
 from bayescal.probes import ABBCalibrator, BBQCalibrator, SBBCalibrator
+from bayescal.validation import accepted_inputs
 
 
 def _svc_decisions(seed=0, n=300):
@@ -34,17 +36,16 @@ def _svc_decisions(seed=0, n=300):
     return d, y[n // 2 :]
 
 
+#: Every public binary calibrator that reads decision values (found, not listed).
 DECISION_CALIBRATORS = [
-    PlattCalibrator(input="decision"),
-    LogisticGAMCalibrator(input="decision"),
-    IsotonicCalibrator(input="decision"),
-    ENIRCalibrator(input="decision"),
-    HistogramBinningCalibrator(input="decision"),
-    VennAbersCalibrator(input="decision"),
-    BBQCalibrator(input="decision", n_draws=50, random_state=0),
-    SBBCalibrator(input="decision", n_draws=50, random_state=0),
-    ABBCalibrator(input="decision", n_binnings=20, n_draws=50, random_state=0),
+    fast_instance(cls).set_params(input="decision")
+    for _, cls in all_estimators()
+    if issubclass(cls, BinaryCalibrator) and "decision" in accepted_inputs(cls)
 ]
+
+#: Maps that use only the order of the scores (a property of the method).
+ORDER_BASED = (IsotonicCalibrator, ENIRCalibrator, VennAbersCalibrator, BBQCalibrator,
+               SBBCalibrator, ABBCalibrator)
 
 
 @pytest.mark.parametrize("cal", DECISION_CALIBRATORS, ids=lambda c: type(c).__name__)
@@ -58,9 +59,7 @@ def test_svc_decision_values_are_calibrated(cal):
 
 @pytest.mark.parametrize(
     "cal",
-    [c for c in DECISION_CALIBRATORS if not isinstance(c, (PlattCalibrator,
-                                                            LogisticGAMCalibrator,
-                                                            HistogramBinningCalibrator))],
+    [c for c in DECISION_CALIBRATORS if isinstance(c, ORDER_BASED)],
     ids=lambda c: type(c).__name__,
 )
 def test_order_based_maps_equal_on_an_increasing_transform(cal):

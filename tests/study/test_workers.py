@@ -133,7 +133,11 @@ def test_a_killed_worker_ends_at_once_without_errors(monkeypatch):
         for _ in range(3):  # one running, others handed over and waiting
             proc._pool.submit(time.sleep, 30)
         time.sleep(0.01 * rep)
-        pid = next(iter(proc._pool._processes))
+        for _ in range(600):  # the pid its initializer writes first thing
+            if pids := proc._known_pids():
+                break
+            time.sleep(0.05)
+        pid = next(iter(pids))
         proc.shutdown(kill=True)
         for _ in range(100):  # gone within seconds, not after its 30 s task
             try:

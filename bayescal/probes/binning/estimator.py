@@ -7,19 +7,19 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.probes.binning.cells import score_cells
 from bayescal.probes.binning.posterior import _binning_datatree, beta_mixture_quantile
 from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics
-from bayescal.validation import check_fraction
+from bayescal.validation import accepted_inputs, check_fraction, input_constraint
 
 #: ``_parameter_constraints`` entries shared by BBQ, SBB and ABB (checked by
 #: ``_validate_params`` at the start of ``fit``). ``random_state`` is handed to
 #: ``np.random.default_rng``: None, a non-negative int or a Generator.
 BINNING_CONSTRAINTS: dict[str, list] = {
-    "input": [StrOptions({"score", "decision"})],
+    "input": input_constraint("score", "decision"),
     "prior_strength": [Interval(Real, 0, None, closed="neither")],
     "n_draws": [Interval(Integral, 1, None, closed="left")],
     "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
@@ -33,7 +33,6 @@ class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
     """Shared machinery of BBQ/SBB/ABB (not used directly)."""
 
     _model_name = "BayesianBinning"
-    _score_inputs = ("score", "decision")
 
     def _validate_scores(self, scores: Any) -> np.ndarray:
         """Probabilities; decision values through the logistic function (input handling)."""
@@ -42,10 +41,10 @@ class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
             from scipy.special import expit
 
             return expit(s)
-        if self._input_kind() not in self._score_inputs:
+        if self._input_kind() not in accepted_inputs(self):
             raise ValueError(
                 f"The 'input' parameter of {type(self).__name__} must be a str among "
-                f"{list(self._score_inputs)!r}; got {self.input!r}."
+                f"{list(accepted_inputs(self))!r}; got {self.input!r}."
             )
         return s
 

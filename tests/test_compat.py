@@ -1,0 +1,219 @@
+"""Other libraries' private APIs: only behind bayescal's adapters, each with a fallback.
+
+Each adapter's private path is made to fail (a moved name, a changed
+signature, a missing attribute) and the public fallback must give the same
+result. The last tests scan the source: every third-party package bayescal
+imports is a declared dependency, and other libraries' private modules and
+names are imported only by the adapter modules.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import tomllib
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+
+from bayescal._compat import loky as loky_adapter
+from bayescal._compat import sklearn as sklearn_adapter
+from bayescal.calibration._fitting import fit_estimator
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "bayescal"
+
+# --------------------------------------------------------------------------- #
+# scikit-learn
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize(
+    "breakage",
+    ["import", "signature", "attribute"],
+)
+def test_forest_fast_fit_falls_back_to_the_forests_own_fit(monkeypatch, breakage):
+    import sklearn.tree._tree as tree_module
+
+    X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    if breakage == "import":
+        monkeypatch.setitem(sys.modules, "sklearn.tree._classes", None)
+    elif breakage == "signature":
+        def builder(*args):  # a builder whose signature changed
+            raise TypeError("__init__() takes 5 positional arguments but 7 were given")
+
+        monkeypatch.setattr(tree_module, "DepthFirstTreeBuilder", builder)
+    else:
+        monkeypatch.delattr(tree_module, "Tree")  # renamed upstream
+    forest = RandomForestClassifier(n_estimators=3, random_state=0)
+    assert sklearn_adapter.fit_plain_forest(forest, X, y) is None
+    fitted = fit_estimator(RandomForestClassifier(n_estimators=3, random_state=0), X, y)
+    monkeypatch.undo()
+    reference = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(fitted.predict_proba(X), reference.predict_proba(X))
+
+
+def test_forest_fast_fit_is_taken_on_this_scikit_learn():
+    """So a silent fallback (a slower study) is noticed when scikit-learn changes."""
+    X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    forest = RandomForestClassifier(n_estimators=3, random_state=0)
+    assert sklearn_adapter.fit_plain_forest(forest, X, y) is forest
+
+
+# --------------------------------------------------------------------------- #
+# loky
+# --------------------------------------------------------------------------- #
+
+
+def test_loky_memory_guard_is_switched_off_or_left_alone(monkeypatch):
+    from joblib.externals.loky import process_executor
+
+    monkeypatch.setattr(process_executor, "_MAX_MEMORY_LEAK_SIZE", 300 * 2**20)
+    assert loky_adapter.disable_memory_leak_guard() is True
+    assert process_executor._MAX_MEMORY_LEAK_SIZE == sys.maxsize
+    monkeypatch.delattr(process_executor, "_MAX_MEMORY_LEAK_SIZE")  # renamed upstream
+    assert loky_adapter.disable_memory_leak_guard() is False
+    monkeypatch.setitem(sys.modules, "joblib.externals.loky", None)  # moved upstream
+    assert loky_adapter.disable_memory_leak_guard() is False
+
+
+# --------------------------------------------------------------------------- #
+# nutpie
+# --------------------------------------------------------------------------- #
+
+
+def test_nutpie_c_falls_back_to_the_numba_backend_on_any_failure(monkeypatch):
+    import nutpie
+    import pymc as pm
+
+    from bayescal.probes import nutpie_c
+
+    def changed(model):
+        raise AttributeError("module 'nutpie.compiled_pyfunc' has no attribute 'from_pyfunc'")
+
+    calls = []
+    monkeypatch.setattr(nutpie_c, "_compile_on_c_backend", changed)
+    monkeypatch.setattr(nutpie, "compile_pymc_model",
+                        lambda model, backend: calls.append(backend) or "numba-model")
+    with pm.Model() as model:
+        pm.Normal("mu", 0.0, 1.0)
+    with pytest.warns(nutpie_c.NutpieCFallbackWarning, match="Numba backend"):
+        assert nutpie_c.compile_nutpie_c(model) == "numba-model"
+    assert calls == ["numba"]
+    with pm.Model() as discrete:
+        pm.Poisson("k", 3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the user's model error is not a fallback
+        with pytest.raises(ValueError, match="discrete"):
+            nutpie_c.compile_nutpie_c(discrete)
+
+
+# --------------------------------------------------------------------------- #
+# Source scans
+# --------------------------------------------------------------------------- #
+
+#: Import name -> distribution name, where they differ.
+DISTRIBUTION = {"sklearn": "scikit-learn", "arviz_stats": "arviz-stats",
+                "arviz_plots": "arviz-plots", "dask": "dask"}
+
+#: Modules allowed to import other libraries' private modules or names, and why.
+ADAPTERS = {
+    "bayescal/_compat/sklearn.py": "the adapter of scikit-learn's private API",
+    "bayescal/_compat/loky.py": "the adapter of loky's private setting",
+    "bayescal/probes/nutpie_c.py": "the adapter of nutpie's callback model",
+}
+
+#: Private modules every estimator may import: scikit-learn's parameter-constraint
+#: vocabulary (Interval, StrOptions, ...), the ``_parameter_constraints`` mechanism of
+#: BaseEstimator that scikit-learn's developer guide describes; bounded above in
+#: pyproject.toml with scikit-learn.
+ALLOWED_PRIVATE_MODULES = {"sklearn.utils._param_validation"}
+
+
+def _imports(path: Path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name, []
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module, [a.name for a in node.names]
+
+
+def _declared() -> set[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    specs = list(project["dependencies"])
+    for extra in project.get("optional-dependencies", {}).values():
+        specs += extra
+    names = set()
+    for spec in specs:
+        name = spec.split(";")[0]
+        for sep in "<>=!~[ ":
+            name = name.split(sep)[0]
+        names.add(name.strip().lower().replace("_", "-"))
+    return names
+
+
+def test_every_imported_third_party_package_is_declared():
+    declared = _declared()
+    missing = set()
+    for path in PACKAGE.rglob("*.py"):
+        for _, module, _ in _imports(path):
+            top = module.split(".")[0]
+            if top in sys.stdlib_module_names or top in ("bayescal", "__future__"):
+                continue
+            dist = DISTRIBUTION.get(top, top).lower().replace("_", "-")
+            if dist not in declared:
+                missing.add(f"{top} ({path.relative_to(ROOT)})")
+    assert not missing, f"imported but not declared in pyproject.toml: {sorted(missing)}"
+
+
+def test_private_apis_of_other_libraries_only_in_adapters():
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in ADAPTERS:
+            continue
+        for line, module, names in _imports(path):
+            top = module.split(".")[0]
+            if top in ("bayescal", "__future__") or module in ALLOWED_PRIVATE_MODULES:
+                continue
+            private_module = any(part.startswith("_") for part in module.split("."))
+            private_names = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            if private_module or private_names:
+                found.append(f"{rel}:{line}: {module} {private_names}")
+    assert not found, found
+
+
+def test_no_private_loky_attributes_outside_the_adapter():
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(ROOT).as_posix() == "bayescal/_compat/loky.py":
+            continue
+        text = path.read_text()
+        assert "_MAX_MEMORY_LEAK_SIZE" not in text, path
+        assert "._processes" not in text, path
+
+
+def test_adapters_have_upper_version_bounds():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    bounds = {spec.split(">")[0].split("<")[0].strip(): spec
+              for spec in project["dependencies"]}
+    for dist in ("scikit-learn", "nutpie", "joblib"):
+        assert "<" in bounds[dist], bounds[dist]
+
+
+def test_warnings_raised_in_fit_point_at_the_callers_line():
+    """Why ``_fit_context`` is not used: its frame took every warning's location."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from bayescal.calibration import DirichletCalibrator
+
+    rng = np.random.default_rng(0)
+    q = rng.dirichlet(np.ones(3), size=60)
+    y = np.tile(np.arange(3), 20)
+    with pytest.warns(ConvergenceWarning) as record:
+        DirichletCalibrator(max_iter=1).fit(q, y)
+    assert {Path(w.filename).name for w in record} == {Path(__file__).name}
