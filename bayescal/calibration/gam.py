@@ -103,7 +103,7 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
         Fit to Platt's (1999) smoothed targets (see
         :func:`~bayescal.calibration.platt.platt_targets`), as
         :class:`PlattCalibrator` does by default, or to the plain 0/1 targets
-        (seed ``004``'s variant) when False. Smoothed targets keep the fit
+        (the variant of Phelps, Lizotte & Woolford 2024) when False. Smoothed targets keep the fit
         finite on a perfectly separable calibration set, where the plain fit has
         no finite optimum and returns (almost) exact 0/1; with hundreds of rows
         per class the two differ by ``O(1/n)``.

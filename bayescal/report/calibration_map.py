@@ -181,7 +181,7 @@ def plot_calibration_map(
     probability at each score and the shaded band (one ``PolyCollection`` per
     map, from ``fill_between``) its ``prob`` credible band as the calibrator
     reports it (``map_band``), so the picture shows where the calibrator is
-    unsure of its own map (seed ``000_3ea404f3c4f2e30a.txt``: Bayesian
+    unsure of its own map (Alasalmi 2020: Bayesian
     calibration maps as reference probes). The dotted diagonal is the identity
     map (a calibrator that changes nothing).
 

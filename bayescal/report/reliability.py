@@ -91,7 +91,7 @@ def plot_reliability_diagram(
     :func:`bayescal.metrics.reliability_curve` with the same arguments. Empty
     bins draw nothing (no bar, no point) but keep their place on the x axis; the
     histogram shows them as zero. The dashed diagonal marks perfect calibration
-    (seed ``000_3ea404f3c4f2e30a.txt``, Fig. 5).
+    (Alasalmi 2020, Fig. 5).
 
     Examples
     --------

@@ -59,7 +59,7 @@ def plot_true_vs_predicted(
 
     Notes
     -----
-    As in seed ``004_bfebc07763fe5d27.txt`` (Figs. 3–5), each point is one test
+    As in Phelps, Lizotte & Woolford (2024, Figs. 3–5), each point is one test
     instance: its true probability on the x axis, the calibrated estimate on
     the y axis; a perfect estimator lies on the dashed diagonal. The legend
     gives the RMSE :math:`\\sqrt{\\tfrac1n\\sum_i (\\hat p_i - p_i)^2}` of the
