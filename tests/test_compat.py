@@ -118,7 +118,8 @@ def test_nutpie_c_falls_back_to_the_numba_backend_on_any_failure(monkeypatch):
 
 #: Import name -> distribution name, where they differ.
 DISTRIBUTION = {"sklearn": "scikit-learn", "arviz_stats": "arviz-stats",
-                "arviz_plots": "arviz-plots", "dask": "dask"}
+                "arviz_plots": "arviz-plots", "dask": "dask",
+                "PIL": "pillow"}
 
 #: Modules allowed to import other libraries' private modules or names, and why.
 ADAPTERS = {

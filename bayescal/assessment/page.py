@@ -8,7 +8,6 @@ anything, as bayescal's study report does.
 from __future__ import annotations
 
 import html
-import io
 from pathlib import Path
 from typing import Any
 
@@ -32,26 +31,24 @@ table.assessment tr.group td { background: #fafafa; font-weight: bold; text-alig
 """
 
 
-def figure_svg(fig: Any) -> str:
-    """A matplotlib figure as inline ``<svg>`` markup (fonts as paths, no external links)."""
-    import matplotlib
+def figure_svg(fig: Any, alt: str = "calibration curves") -> str:
+    """A matplotlib figure as inline ``<svg>`` markup, as the study report draws its
+    figures (:func:`bayescal.report.figure_output.inline_svg`: real text of at least
+    9 pt, dense artists rasterised, no external links)."""
+    from bayescal.report.figure_output import inline_svg
 
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "path"}):
-        fig.savefig(buffer, format="svg", bbox_inches="tight")
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]
+    return inline_svg(fig, alt)
 
 
 def _cell(value: float | None) -> str:
-    from bayescal.assessment.result import _fmt
+    from bayescal.assessment.formatting import _fmt
 
     return "" if value is None else html.escape(_fmt(value))
 
 
 def assessment_table_html(assessments: list[Any]) -> str:
     """One table: a row per statistic, for each model estimate, interval and p-value."""
-    from bayescal.assessment.result import _fmt_p
+    from bayescal.assessment.formatting import _fmt_p
 
     first = assessments[0]
     pct = f"{100 * first.level:g}%"
@@ -99,10 +96,13 @@ def assessment_page(assessments: list[Any], *, title: str, source: str = "") -> 
     -------
     str
     """
+    from importlib.metadata import version
+
     import matplotlib.pyplot as plt
 
-    from bayescal import __version__
-    from bayescal.assessment.display import plot_assessment
+    from bayescal.assessment.figure import plot_assessment
+
+    __version__ = version("bayescal")
 
     figures = []
     if len(assessments) > 1:
@@ -113,13 +113,13 @@ def assessment_page(assessments: list[Any], *, title: str, source: str = "") -> 
                             bins=False)
         ax.legend(loc="upper left", fontsize="x-small", frameon=False)
         ax.set_title("all models")
-        figures.append(figure_svg(fig))
+        figures.append(figure_svg(fig, "calibration curves of all models"))
         plt.close(fig)
     for a in assessments:
         fig, ax = plt.subplots(figsize=(5.2, 5.0))
         plot_assessment(a, ax=ax)
         ax.set_title(a.name)
-        figures.append(figure_svg(fig))
+        figures.append(figure_svg(fig, f"calibration curves of {a.name}"))
         plt.close(fig)
     esc = html.escape
     first = assessments[0]

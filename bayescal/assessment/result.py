@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from bayescal.assessment._inputs import MIN_SAMPLES
+from bayescal.assessment.formatting import _fmt, _fmt_p
 from bayescal.validation import (
     check_consistent_length,
     check_fraction,
@@ -193,7 +194,7 @@ class Assessment:
         -------
         matplotlib Axes
         """
-        from bayescal.assessment.display import plot_assessment
+        from bayescal.assessment.figure import plot_assessment
 
         return plot_assessment(self, ax=ax)
 
@@ -201,20 +202,6 @@ class Assessment:
         from bayescal.assessment.page import assessment_table_html
 
         return assessment_table_html([self])
-
-
-def _fmt(value: float) -> str:
-    if value is None or math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
-        return f"{value:.3e}"
-    return f"{value:.4f}"
-
-
-def _fmt_p(value: float) -> str:
-    return "<1e-16" if value < 1e-16 else (f"{value:.2e}" if value < 1e-3 else f"{value:.4f}")
 
 
 def _binary_event(y: Any, p: Any) -> tuple[np.ndarray, np.ndarray, str, np.ndarray | None]:
