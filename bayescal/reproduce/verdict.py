@@ -23,6 +23,8 @@ from the paper's own sizes or reported spreads, and why (``reason``)::
                ``[0, bound]`` with mean ``q`` has variance at most ``bound q``
 ``relative``   ``fraction * |v|`` (a spread the paper reports, as a share)
 ``absolute``   ``se`` (a spread the paper reports, in its units)
+``reported``   the line's own ``se`` column of ``paper.csv`` (a spread the paper
+               prints beside each value, e.g. "0.0406 ± 0.0052")
 =============  ================================================================
 
 **Tolerance of a cell.** Both the paper's figure and ours carry sampling error of
@@ -68,7 +70,7 @@ Z = 2.0
 MIN_SHARE = 0.9
 #: How a metric's standard error follows from the paper (see the module docstring).
 UNCERTAINTY_KINDS = {"binomial": ("n",), "bounded": ("n", "bound"), "relative": ("fraction",),
-                     "absolute": ("se",)}
+                     "absolute": ("se",), "reported": ()}
 _HOLDS_IF = re.compile(r"^\s*(<=|>=|==|<|>)\s*(-?[0-9.]+(?:e-?[0-9]+)?)\s*$")
 
 
@@ -160,6 +162,13 @@ def standard_error(spec: dict[str, Any], value: float, line: dict[str, Any] | No
         return param("fraction") * abs(value)
     if kind == "absolute":
         return param("se")
+    if kind == "reported":
+        text = str((line or {}).get("se") or "").strip()
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"uncertainty 'reported': the paper.csv line lacks its spread in "
+                             f"column `se` (got {text!r})") from None
     n = param("n")
     scale = float(spec.get("scale", 1.0))
     q = min(max(value / scale, 0.0), 1.0 if kind == "binomial" else math.inf)
@@ -264,7 +273,9 @@ def judge(table: Any, *, metrics: dict[str, dict[str, Any]], row: list[str],
                 shown = f"{float(line['ours']):.4g}" if math.isfinite(line["ours"]) else "failed"
                 measured = f"{shown} (holds if {line['holds_if']})" + (
                     f": {detail}" if isinstance(detail, str) and detail else "")
-                checks.append(Check(name=f"{where}: \"{line['statement']}\"", holds=holds,
+                what = _label(line, keys, labels) if keys else ""
+                checks.append(Check(name=f"{where}{', ' + what if what else ''}: "
+                                         f"\"{line['statement']}\"", holds=holds,
                                     measured=measured, criterion=f"holds if {line['holds_if']}"))
             continue
         unc = spec["uncertainty"]

@@ -118,7 +118,53 @@ def _calibration_bars_equal_raw(rep, t):
     return t
 
 
+def _worked_examples_done_wrong(rep, t):
+    """The lecture's examples computed wrongly, by the real functions: entropies in nats
+    (log base e), the Wald interval instead of the Wilson-type one, the observed error
+    instead of the pessimistic one."""
+    from bayescal.reproduce.decision_trees import AT_WORK, entropy, information_gain
+
+    rows = np.array(AT_WORK, dtype=object)
+    names = {"WiFi": 1, "Acc": 2, "Audio": 3, "Light": 4}
+    t = t.copy()
+    ours = []
+    for _, r in t.iterrows():
+        if r["quantity"] == "entropy":
+            ours.append(entropy(rows[:, 5], base=math.e))
+        elif r["quantity"] == "information_gain":
+            ours.append(information_gain(rows[:, names[r["method"]]], rows[:, 5], base=math.e))
+        elif r["quantity"] == "information_value":
+            j = names[r["method"]]
+            ours.append(entropy(rows[:, 5], base=math.e)
+                        - information_gain(rows[:, j], rows[:, 5], base=math.e))
+        elif r["quantity"] in ("lower", "upper"):
+            n = int(r["method"][1:])
+            half = 1.28 * math.sqrt(0.75 * 0.25 / n)
+            ours.append(0.75 - half if r["quantity"] == "lower" else 0.75 + half)
+        elif r["quantity"] == "prune":
+            ours.append(5 / 14 - (2 + 1 + 2) / 14)  # observed errors: equal, no pruning
+        else:
+            e, n = {"left": (2, 6), "center": (1, 2), "right": (2, 6), "children": (5, 14),
+                    "parent": (5, 14)}[r["method"]]
+            ours.append(e / n)
+    t["ours"] = ours
+    return t
+
+
+def _calibrator_that_hampers(rep, t):
+    """A calibrator that learned only each label's prevalence: every label predicted
+    absent, the Hamming loss doubles, and the claim's difference is positive."""
+    t = t.copy()
+    unc = t[t["method"] == "uncalibrated"].set_index("dataset")["paper"]
+    t["ours"] = [unc[d] if m == "uncalibrated" else (unc[d] if m.startswith("calibrated_")
+                                                      else 2 * unc[d])
+                 for d, m in zip(t["dataset"], t["method"], strict=True)]
+    return t
+
+
 SABOTAGE = {
+    "seed001_worked_examples": _worked_examples_done_wrong,
+    "seed002_table2": _calibrator_that_hampers,
     "seed004_tables1_4": _no_correction_works,
     "seed000_tables3_4": _identity_calibrators,
     "seed000_table5": _identity_calibrators,
