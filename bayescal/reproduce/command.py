@@ -138,7 +138,7 @@ def judge_table(rep: Reproduction, table: Any) -> tuple[Any, Any]:
     return judge(table, metrics=rep.metrics, row=list(rep.row),
                  rankings={m: rep.ranking(m) for m in rep.metrics if not
                            rep.metrics[m].get("claims")},
-                 block_names={b: rep.label(b) for b in table["block"].unique()},
+                 block_names={b: rep.block_label(b) for b in table["block"].unique()},
                  labels=rep.labels or {})
 
 
@@ -161,7 +161,7 @@ def format_comparison(rep: Reproduction, judged: Any, *, max_lines: int = 40) ->
     for (block, metric), g in judged.groupby(["block", "metric"], sort=False):
         m = rep.metrics[metric]
         units = f" ({m['units']})" if m.get("units") else ""
-        lines.append(f"\n{rep.label(block)} -- {metric}{units}")
+        lines.append(f"\n{rep.block_label(block)} -- {metric}{units}")
         if m.get("claims"):
             for _, r in g.iterrows():
                 verdict = "holds" if r["agrees"] else "does NOT hold"
@@ -353,15 +353,15 @@ def reproduce_command(reproduction_id: str | None, list_: bool, full: bool, out:
 
 
 def list_lines(reps: list[Reproduction]) -> list[str]:
-    """``--list``: id, paper, tables, whether the data directory is needed, run times."""
-    head = ["id", "paper and tables", "data dir", "quick", "full"]
-    rows = [[r.id, f"{r.citation}: {r.tables}", "needed" if r.needs_data else "-",
-             _seconds(r.quick_seconds), _seconds(r.full_seconds)] for r in reps]
-    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
-    widths[1] = min(widths[1], 90)
-    out = []
-    for row in [head, *rows]:
-        paper = row[1] if len(row[1]) <= widths[1] else row[1][: widths[1] - 3] + "..."
-        out.append(f"{row[0]:<{widths[0]}}  {paper:<{widths[1]}}  {row[2]:<8}  "
-                   f"{row[3]:>8}  {row[4]:>8}")
+    """``--list``: per reproduction its id, whether it reads the data directory, the
+    measured run times, then the paper (author, year, title) and its tables."""
+    width = max(len(r.id) for r in reps)
+    out = [f"{'id':<{width}}  {'data directory':<16}  {'quick':>8}  {'full':>8}"]
+    for r in reps:
+        data = "needed" if r.needs_data else "not needed"
+        out.append(f"{r.id:<{width}}  {data:<16}  {_seconds(r.quick_seconds):>8}  "
+                   f"{_seconds(r.full_seconds):>8}")
+        what = r.tables + (f"; {r.figures}" if r.figures else "")
+        out.append(f"    {r.citation}")
+        out.append(f"    {what}: {r.title}")
     return out

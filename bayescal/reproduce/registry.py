@@ -23,7 +23,10 @@ A folder holds::
     quick = "20 000 calibration rows, 100 000 test rows"
     full = "..."
 
-    [labels]                                   # plain-language names of ids
+    [blocks]                                   # plain-language names of blocks
+    cal1e5 = "Tables 1-2 (10^5 calibration rows)"
+
+    [labels]                                   # plain-language names of other ids
     cal1e5 = "Tables 1-2: 10^5 calibration rows"
     ps = "Platt scaling"
 
@@ -118,10 +121,15 @@ class Reproduction:
     datasets: tuple[str, ...] = ()
     sizes: dict[str, str] | None = None
     labels: dict[str, str] | None = None
+    blocks: dict[str, str] | None = None
 
     def label(self, key: Any) -> str:
-        """The plain-language name of an id (a block, data set, method), else the id."""
+        """The plain-language name of an id (a data set, method), else the id."""
         return (self.labels or {}).get(str(key), str(key))
+
+    def block_label(self, block: Any) -> str:
+        """The plain-language name of a block (``[blocks]``, else ``[labels]``)."""
+        return (self.blocks or {}).get(str(block), self.label(block))
 
     def ranking(self, label: str) -> dict[str, Any]:
         """How the metric ``label`` ranks methods: ``lower_is_better`` and ``target``.
@@ -246,7 +254,8 @@ def load_reproduction(name: str, *, root: str | Path | None = None) -> Reproduct
         citation=head["paper"], needs_data=bool(head.get("data_sets")),
         datasets=tuple(head.get("data_sets", ())),
         sizes=dict(meta.get("sizes", {})), labels={str(k): str(v) for k, v in
-                                                  meta.get("labels", {}).items()})
+                                                  meta.get("labels", {}).items()},
+        blocks={str(k): str(v) for k, v in meta.get("blocks", {}).items()})
 
 
 def _read_paper(path: Path, row: tuple[str, ...], metrics: dict[str, Any]) -> list[dict[str, str]]:

@@ -271,8 +271,8 @@ def judge(table: Any, *, metrics: dict[str, dict[str, Any]], row: list[str],
                 table.loc[i, "agrees"] = holds
                 detail = line.get("detail")
                 shown = f"{float(line['ours']):.4g}" if math.isfinite(line["ours"]) else "failed"
-                measured = f"{shown} (holds if {line['holds_if']})" + (
-                    f": {detail}" if isinstance(detail, str) and detail else "")
+                measured = (detail if isinstance(detail, str) and detail
+                            else f"{shown} (holds if {line['holds_if']})")
                 what = _label(line, keys, labels) if keys else ""
                 checks.append(Check(name=f"{where}{', ' + what if what else ''}: "
                                          f"\"{line['statement']}\"", holds=holds,
