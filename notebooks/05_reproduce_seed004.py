@@ -12,14 +12,16 @@
 # ---
 
 # %% [markdown]
-# # Reproduction: seed 004 Tables 1-4 through `bayescal reproduce`
+# # Reproduction: Phelps, Lizotte & Woolford (2024), Tables 1-4 through `bayescal reproduce`
 #
 # Notebook 02 rebuilt Phelps & Woolford's simulation study (seed
 # `004_bfebc07763fe5d27.txt`, Section 3) by hand. This notebook runs the same study
 # as a registered reproduction, `models/reproductions/seed004_tables1_4/`: three
 # study specs (quick; full with 1e5 and with 1e6 calibration rows, 1e6 test rows as
-# the paper), the paper's 576 numbers in `paper.csv` (each line citing its table)
-# and the agreement thresholds in `thresholds.toml`. From a shell the same is
+# the paper), the paper's 576 numbers in `paper.csv` (each line citing its table),
+# and in `reproduction.toml` the paper's uncertainty that the verdict is judged
+# against (BS and NLS: the sampling error of the paper's 10^6 test rows; RMSE and
+# MAE: the paper reports no spread, 10 % of the value assumed). From a shell:
 #
 # ```
 # bayescal reproduce seed004_tables1_4            # quick size, ~2.5 min loaded
@@ -34,6 +36,14 @@
 # The quick size uses 20 000 calibration rows and 100 000 test rows and is compared
 # with the paper's 100 000-row block, so methods that need data (isotonic
 # regression, the GAMs) are expected to be worse than the paper's.
+#
+# **Verdict at the quick size: partly reproduced (2 of 8 checks).** The orders of BS
+# and NLS hold (every pair the paper separates beyond its test-set error is in its
+# order). The values do not: a fifth of the paper's calibration rows makes every
+# fitted map noisier than the paper's, and BS and NLS are judged at the paper's
+# 10^6 test rows, a tolerance of about 2 % that our 10^5 test rows alone exceed. The
+# RMSE and MAE orders fall just short of 90 % (114 of 127 and 102 of 114 pairs): the
+# rows listed below, where data-hungry methods lose at 20 000 rows.
 
 # %%
 import json
@@ -44,15 +54,16 @@ from pathlib import Path
 import pandas as pd
 
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.command import run_reproduction, verdict_section
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed004"
 rep = load_reproduction("seed004_tables1_4")
 print(rep.title, "--", rep.source, rep.tables, rep.figures)
 lines = []
 record = run_reproduction(rep, out, full=False, n_jobs=2, echo=lines.append)
-print("\n".join(lines[-7:]))  # the agreement summary (the full comparison is above it)
-assert record["failed"] == [], record["failed"]
+print("\n".join(verdict_section(lines)))  # the checks and the verdict
+# judged against the paper's numbers and their uncertainty only (reproduction.toml)
+assert record["verdict"] == "partly reproduced (2 of 8 checks)", record["verdict"]
 
 # %% [markdown]
 # ## Side by side: RMSE (x 10^4)

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Reproduction: Publication II Table 2, confidence maps for incomplete data
 #
-# The thesis (seed `000_3ea404f3c4f2e30a.txt`, §3.2, Fig. 7) estimates how likely each
+# Alasalmi (2020), *Uncertainty of classification on limited data* (§3.2, Fig. 7), estimates how likely each
 # prediction of a classifier on incomplete data is to be right: naive Bayes on `m`
 # multiple imputations, Rubin's rules for the total uncertainty `T` of each prediction
 # (0/1-loss between variance), and a support vector regression `f(T) = CR` from
@@ -58,7 +58,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.command import run_reproduction, verdict_section
 from bayescal.reproduce.confidence_maps import QUICK, regression_line
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "pub2"
@@ -66,8 +66,9 @@ rep = load_reproduction("pub2_table2")
 print(rep.title, "--", rep.source, rep.tables)
 lines = []
 record = run_reproduction(rep, out, full=False, n_jobs=2, echo=lines.append)
-print("\n".join(lines[-8:]))
-assert record["failed"] == [], record["failed"]
+print("\n".join(verdict_section(lines)))  # the checks and the verdict
+# judged against the paper's numbers and their uncertainty only (reproduction.toml)
+assert record["verdict"] == "not reproduced", record["verdict"]
 
 # %% [markdown]
 # ## Side by side

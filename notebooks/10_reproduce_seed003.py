@@ -12,9 +12,9 @@
 # ---
 
 # %% [markdown]
-# # Reproduction: seed 003 Figs. 6, 9, 11 and 14 through `bayescal reproduce`
+# # Reproduction: boundary uncertainty (Proposal 2), Figs. 6, 9, 11 and 14 through `bayescal reproduce`
 #
-# Seed `003_ae04b9c089c5a27c.txt` proposes *boundary uncertainty* `U` ("Proposal 2",
+# The boundary-uncertainty paper (*Proposal 2*: classifier selection without resampling; the source text names no authors) proposes *boundary uncertainty* `U` ("Proposal 2",
 # §4): a classifier status is good when the true class posteriors are equal along
 # its decision boundary, and `U` is estimated from the training set alone.
 # `models/reproductions/seed003_figs6_11_14/` reruns its Section 6 figures with
@@ -59,7 +59,7 @@ from sklearn.svm import SVC
 
 from bayescal.datasets import make_gmm
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.command import run_reproduction, verdict_section
 from bayescal.selection import BoundaryUncertaintyEstimator
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed003"
@@ -67,8 +67,9 @@ rep = load_reproduction("seed003_figs6_11_14")
 print(rep.title, "--", rep.source, rep.tables, rep.figures)
 lines = []
 record = run_reproduction(rep, out, full=False, n_jobs=2, echo=lines.append)
-print("\n".join(lines[-9:]))
-assert record["failed"] == [], record["failed"]
+print("\n".join(verdict_section(lines)))  # the checks and the verdict
+# judged against the paper's numbers and their uncertainty only (reproduction.toml)
+assert record["verdict"] == "partly reproduced (8 of 13 checks)", record["verdict"]
 
 # %% [markdown]
 # ## The claims side by side (quick size)

@@ -39,7 +39,8 @@ from bayescal.reproduce.registry import (
 )
 
 __all__ = ["compare_with_paper", "format_comparison", "format_verdict", "judge_table",
-           "list_lines", "paper_table", "reproduce_command", "run_reproduction"]
+           "list_lines", "paper_table", "reproduce_command", "run_reproduction",
+           "verdict_section"]
 
 
 def _seconds(s: float | None) -> str:
@@ -205,6 +206,13 @@ def format_verdict(rep: Reproduction, verdict: Any, size: str) -> list[str]:
             lines.append(f"                 disagreeing: {shown}")
     lines.append(f"\nVerdict: {verdict.label}")
     return lines
+
+
+def verdict_section(lines: list[str]) -> list[str]:
+    """The checks and the verdict of a run's printed ``lines`` (what the notebooks show)."""
+    start = next((i for i, x in enumerate(lines) if x.startswith("\nAgreement with the paper")),
+                 0)
+    return lines[start:]
 
 
 def run_reproduction(rep: Reproduction, out: Path, *, full: bool = False,
