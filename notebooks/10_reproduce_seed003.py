@@ -38,12 +38,20 @@
 #
 # **What the paper gives to compare with.** The text prints no number for these
 # figures, and the figure images are not in the seed. `paper.csv` therefore holds
-# the *claims the text makes* about each figure, written as numbers and citing the
-# sentence: e.g. "the blue and black curves in Fig. 6 are nearly identical" becomes
-# a Spearman correlation of 1 between `U_tr` and `U_te`; "hitting a minimum for the
-# same Λ" becomes a ratio of 1 between the test error at `U`'s optimum and the
-# smallest test error on the grid. Agreement figures then say how close we come to
-# each claim.
+# the *statements the text makes* about each figure, quoted and citing the section,
+# each with the figure we measure and when the statement holds (`holds_if`): e.g.
+# "the blue and black curves in Fig. 6 are nearly identical" holds when the Spearman
+# correlation of `U_tr` and `U_te` over the grid is at least 0.9 and their mean
+# distance at most 0.05 (readings of the words, stated); "hitting a minimum for the
+# same Λ" holds when the test error at `U`'s optimum exceeds the smallest on the grid
+# by no more than the binomial error at the paper's 10 000 test points (8.5 %). Each
+# statement is one check: it holds or it does not, and the measured figure is shown.
+#
+# **Verdict at the quick size: partly reproduced (8 of 13 checks).** What does not
+# hold: `U_tr` and `U_te` are not "nearly identical" in level or rank (Spearman 0.80,
+# mean distance 0.086, below), the CV error at `U_tr`'s optimum on the quick grid's
+# factor-8 steps (GMM 1.29, Breast Cancer 1.79), and `U_tr`'s optimum on
+# GMM_separable covers 64 % of the grid, not "sharply" one status.
 
 # %%
 import json
@@ -281,13 +289,13 @@ print(abl.pivot_table(index="log2_gamma", columns="dataset",
 # load (average about 14): 889 s (Fig. 6 550 s, Fig. 11 122 s, Fig. 14 167 s, Fig. 9
 # 51 s). Against the text's claims:
 #
-# | claim (paper.csv) | paper | ours, full | ours, quick |
+# | claim (paper.csv; the paper's column is the figure at which the words hold exactly) | as stated | ours, full | ours, quick |
 # | --- | --- | --- | --- |
 # | Fig. 6: test error at `U_tr`'s / `U_te`'s optimum over the best | 1, 1 | 1.018, 1.064 | 1.015, 1.000 |
 # | Fig. 6: Spearman(`U_tr`, `U_te`) | 1 | 0.867 | 0.80 |
 # | Fig. 6: mean abs(`U_tr` - `U_te`) | 0 | 0.078 | 0.086 |
 # | Fig. 11: `U` at the largest `γ` / max `U`, perturbed < naive | 0 < 1 | GMM 0.41 < 0.98, WDBC 0 < 1 | 0 < 1, 0 < 1 |
-# | Fig. 8/11: CV error at `U_tr`'s optimum over the best | 1 | GMM 1.05, WDBC 1.31 | 1.29, 1.79 |
+# | Fig. 6 (GMM) / Fig. 8 (Breast Cancer): CV error at `U_tr`'s optimum over the best | 1 | GMM 1.05, WDBC 1.31 | 1.29, 1.79 |
 # | Fig. 14: max `U_tr` on separable classes | 1 (`U_max`) | 1 | 1 |
 # | Fig. 14: share of statuses within 10 % of the best, `U_tr` < `L_val` | 1/4 < 4/4 | 0.52 < 0.81 | 0.64 < 0.73 |
 # | Fig. 9: test error at `U_tr`'s / `U_te`'s optimum over the best | 1, 1 | 1.24, 2.65 | (full only) |

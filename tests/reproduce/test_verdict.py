@@ -162,7 +162,26 @@ def _calibrator_that_hampers(rep, t):
     return t
 
 
+def _base_models_swapped(rep, t):
+    """Eq. 7 and Eq. 8 swapped (each base model measured by the other's formula, with
+    the real simulation): neither pushes in the direction its statement says."""
+    from bayescal.reproduce.undersampling_figures import base_model_figures
+
+    m = base_model_figures(20_000)
+    dist = np.abs(m["gamma"] - 0.5)
+    measured = {"perfect": 0.0,
+                "toward_half": float((np.abs(m["toward_extremes"] - 0.5) < dist).mean()),
+                "toward_extremes": float((np.abs(m["toward_half"] - 0.5) > dist).mean()),
+                "noisy": float(m["noisy"].mean() / m["gamma"].mean() - 1),
+                "noisy_slightly": float(m["noisy"].mean() / m["gamma"].mean() - 1),
+                "mean_p": float(m["p"].mean())}
+    t = t.copy()
+    t["ours"] = [measured[x] for x in t["method"]]
+    return t
+
+
 SABOTAGE = {
+    "seed004_figs1_2": _base_models_swapped,
     "seed001_worked_examples": _worked_examples_done_wrong,
     "seed002_table2": _calibrator_that_hampers,
     "seed004_tables1_4": _no_correction_works,
