@@ -310,3 +310,27 @@ print(abl.pivot_table(index="log2_gamma", columns="dataset",
 # %%
 print(json.dumps(record["figures"]))
 assert all((out / name).stat().st_size > 0 for name in record["figures"])
+
+# %% [markdown]
+# ## Fig. 12: insensitivity to the cluster size M (§6.6)
+#
+# The paper reruns the SVM selection for M = 20, 40, 80, 120, 160 and states that
+# "the minimum and trend of U^(3) seem quite insensitive to M, although the value of
+# U^(3) itself may slightly change". The reproduction `seed003_fig12` redraws the GMM
+# panel (Wine Quality White is not available) and checks each part against M = 40.
+#
+# **Quick size (300 points): not reproduced (0 of 3).** With 300 training points a
+# cluster of M = 160 holds more than half the set, U rises with M (0.26 to 0.77 at the
+# best γ) and M = 160's optimum moves by 9 powers of two. **Full size (1000 points, the
+# paper's 31 γ, measured once, 21 s): partly reproduced (2 of 3)**: the trend holds
+# (smallest Spearman against M = 40: 0.97), the level changes by at most 19 %, but
+# the optimal γ still moves by 4 powers of two (a factor 16) for one M. So the
+# insensitivity the paper reports needs many more points than the largest M; at the
+# paper's sizes it holds for the curve's shape and level, not exactly for its optimum.
+
+# %%
+rep12 = load_reproduction("seed003_fig12")
+lines12: list[str] = []
+record12 = run_reproduction(rep12, out / "fig12", echo=lines12.append)
+print("\n".join(verdict_section(lines12)))
+assert record12["verdict"] == "not reproduced", record12["verdict"]

@@ -69,6 +69,7 @@ QUICK_VERDICTS = {
     "seed001_worked_examples": "partly reproduced (2 of 3 checks)",
     "seed002_table1": "partly reproduced (1 of 4 checks)",
     "seed002_table2": "partly reproduced (3 of 4 checks)",
+    "seed003_fig12": "not reproduced",
     "seed003_figs6_11_14": "partly reproduced (8 of 13 checks)",
     "seed004_figs1_2": "reproduced",
     "seed004_tables1_4": "partly reproduced (2 of 8 checks)",

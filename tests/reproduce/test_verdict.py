@@ -191,6 +191,7 @@ SABOTAGE = {
     "seed002_table1": _identity_calibrators,
     "pub2_table2": _identity_confidence_map,
     "seed003_figs6_11_14": _claims_contradicted,
+    "seed003_fig12": _claims_contradicted,
     "seed000_figs12_13": _calibration_bars_equal_raw,
 }
 
