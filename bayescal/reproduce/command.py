@@ -153,8 +153,8 @@ def _fmt(value: float, text: str) -> str:
 def format_comparison(rep: Reproduction, judged: Any, *, max_lines: int = 40) -> list[str]:
     """Readable "paper | bayescal" lines per block and metric, disagreeing cells flagged.
 
-    A metric with more than ``max_lines`` cells shows only its disagreeing ones (all
-    are in ``comparison.csv``). Claims are shown as the quoted statement with
+    A metric with more than ``max_lines`` cells shows only its disagreeing ones, at
+    most ``max_lines // 2`` (all are in ``comparison.csv``). Claims are shown as the quoted statement with
     holds / does not hold and the measured figure.
     """
     lines: list[str] = []
@@ -176,8 +176,8 @@ def format_comparison(rep: Reproduction, judged: Any, *, max_lines: int = 40) ->
                  _fmt(r["ours"], r["paper_text"]), f"±{r['tolerance']:.3g}",
                  "" if r["agrees"] else "<< differs"] for _, r in g.iterrows()]
         hidden = 0
-        if len(rows) > max_lines:
-            kept = [row for row in rows if row[-1]]
+        if len(rows) > max_lines:  # the disagreeing cells only, at most max_lines // 2
+            kept = [row for row in rows if row[-1]][: max_lines // 2]
             hidden, rows = len(rows) - len(kept), kept
         head = [*keys, "method", "paper", "bayescal", "tolerance", ""]
         widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=True)]
@@ -188,8 +188,9 @@ def format_comparison(rep: Reproduction, judged: Any, *, max_lines: int = 40) ->
             if i == 0:
                 lines.append("  " + "-" * (sum(widths[:-1]) + 2 * (len(widths) - 2)))
         if hidden:
-            lines.append(f"  ({hidden} agreeing cells not shown; every cell is in "
-                         "comparison.csv)")
+            differing = int((~g["agrees"].astype(bool)).sum())
+            lines.append(f"  ({differing} of {len(g)} cells differ; {hidden} cells not shown: "
+                         "every cell is in comparison.csv)")
     return lines
 
 
