@@ -62,6 +62,7 @@ def test_missing_dataset_is_one_line_naming_it(tmp_path, monkeypatch):
 #: closer to the paper is what the verdict itself says.
 QUICK_VERDICTS = {
     "pub2_table2": "not reproduced",
+    "seed000_fig11": "reproduced",
     "seed000_figs12_13": "partly reproduced (34 of 45 checks)",
     "seed000_table5": "partly reproduced (1 of 2 checks)",
     "seed000_tables3_4": "partly reproduced (4 of 10 checks)",

@@ -180,7 +180,16 @@ def _base_models_swapped(rep, t):
     return t
 
 
+def _fig11_identity(rep, t):
+    """Every isotonic calibration replaced by the identity map: each curve is the raw
+    one (raw ECE as an over-confident naive Bayes has it, 0.08; every ratio 1)."""
+    t = t.copy()
+    t["ours"] = [0.08 if m == "raw_ece" else 1.0 for m in t["method"]]
+    return t
+
+
 SABOTAGE = {
+    "seed000_fig11": _fig11_identity,
     "seed004_figs1_2": _base_models_swapped,
     "seed001_worked_examples": _worked_examples_done_wrong,
     "seed002_table2": _calibrator_that_hampers,
