@@ -293,4 +293,4 @@ lines11: list[str] = []
 rec11 = run_reproduction(rep11, out / "fig11", n_jobs=2, echo=lines11.append)
 print("\n".join(verdict_section(lines11)))
 assert rec11["verdict"] == "reproduced", rec11["verdict"]
-print(pd.read_csv(out / "fig11" / "block_fig11" / "ece.csv").round(4).to_string(index=False))
+print(pd.read_csv(out / "fig11" / "block_fig11" / "ece.csv", index_col=0).round(4).to_string())
