@@ -205,6 +205,10 @@ def format_verdict(rep: Reproduction, verdict: Any, size: str) -> list[str]:
             shown = "; ".join(c.failing[:6]) + (f"; ... {len(c.failing) - 6} more"
                                                  if len(c.failing) > 6 else "")
             lines.append(f"                 disagreeing: {shown}")
+    per_table = verdict.per_table()
+    if len(per_table) > 1:
+        for table, label in per_table.items():
+            lines.append(f"  {table}: {label}")
     lines.append(f"\nVerdict: {verdict.label}")
     return lines
 

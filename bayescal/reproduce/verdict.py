@@ -83,6 +83,7 @@ class Check:
     measured: str
     criterion: str
     failing: tuple[str, ...] = ()
+    table: str = ""
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,16 @@ class Verdict:
         """True when every check holds."""
         return self.label == "reproduced"
 
+    def per_table(self) -> dict[str, str]:
+        """The verdict of each table (block) of the paper, in order of appearance."""
+        tables = dict.fromkeys(c.table for c in self.checks)
+        return {t: Verdict(tuple(c for c in self.checks if c.table == t)).label
+                for t in tables}
+
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: the verdict, counts, every check and the names of the failing ones."""
-        return {"verdict": self.label, "checks_held": self.held, "checks": len(self.checks),
+        """JSON-ready: the verdict, per table, counts, every check and the failing ones."""
+        return {"verdict": self.label, "per_table": self.per_table(),
+                "checks_held": self.held, "checks": len(self.checks),
                 "failing_checks": [c.name for c in self.checks if not c.holds],
                 "all_checks": [asdict(c) for c in self.checks]}
 
@@ -257,7 +265,7 @@ def judge(table: Any, *, metrics: dict[str, dict[str, Any]], row: list[str],
         (for a claim: ``agrees`` is whether it holds).
     """
     block_names, labels = block_names or {}, labels or {}
-    table = table.copy()
+    table = table.reset_index(drop=True)  # a copy, with unique row labels
     table["tolerance"] = np.nan
     table["agrees"] = False
     keys = [c for c in row if c != "block"]
@@ -276,7 +284,8 @@ def judge(table: Any, *, metrics: dict[str, dict[str, Any]], row: list[str],
                 what = _label(line, keys, labels) if keys else ""
                 checks.append(Check(name=f"{where}{', ' + what if what else ''}: "
                                          f"\"{line['statement']}\"", holds=holds,
-                                    measured=measured, criterion=f"holds if {line['holds_if']}"))
+                                    measured=measured, criterion=f"holds if {line['holds_if']}",
+                                    table=block_names.get(block, block)))
             continue
         unc = spec["uncertainty"]
         tol = tolerances(g, unc)
@@ -293,15 +302,16 @@ def judge(table: Any, *, metrics: dict[str, dict[str, Any]], row: list[str],
             measured=f"{int(agrees.sum())} of {agrees.size} values within tolerance "
                      f"({share:.1%})",
             criterion=f">= {MIN_SHARE:.0%} of values within {Z:g} x sqrt(2) x se of the paper's "
-                      f"({unc['reason']})", failing=failing))
-        order = _order_check(g, unc, rankings[metric], keys, labels, where)
+                      f"({unc['reason']})", failing=failing, table=block_names.get(block, block)))
+        order = _order_check(g, unc, rankings[metric], keys, labels, where,
+                             block_names.get(block, block))
         if order is not None:
             checks.append(order)
     return Verdict(tuple(checks)), table
 
 
 def _order_check(g: Any, unc: dict[str, Any], ranking: dict[str, Any], keys: list[str],
-                 labels: dict[str, str], where: str) -> Check | None:
+                 labels: dict[str, str], where: str, table: str = "") -> Check | None:
     target = ranking.get("target")
     sign = 1.0 if ranking.get("lower_is_better", True) else -1.0
 
@@ -331,4 +341,4 @@ def _order_check(g: Any, unc: dict[str, Any], ranking: dict[str, Any], keys: lis
     return Check(name=f"{where}: order", holds=share >= MIN_SHARE,
                  measured=f"{in_order} of {pairs} pairs in the paper's order ({share:.1%})",
                  criterion=f">= {MIN_SHARE:.0%} of the pairs the paper separates beyond "
-                           f"{Z:g} x se in the same order", failing=tuple(failing))
+                           f"{Z:g} x se in the same order", failing=tuple(failing), table=table)

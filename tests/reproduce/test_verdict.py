@@ -261,6 +261,16 @@ def test_order_counts_only_pairs_the_paper_separates():
     assert not v.checks[1].holds and v.checks[1].failing == ("0 / a before c",)
 
 
+def test_verdict_per_table():
+    two = pd.concat([_toy([0.10, 0.30, 0.50]), _toy([0.9, 0.30, 0.50]).assign(block="c")])
+    v, _ = judge(two, metrics=METRIC, row=["block", "r"], rankings=RANK,
+                 block_names={"b": "Table 1", "c": "Table 2"})
+    # Table 2: a's 0.9 is off (2 of 3 values agree) and out of order with b and c
+    assert v.per_table() == {"Table 1": "reproduced", "Table 2": "not reproduced"}
+    assert v.label == "partly reproduced (2 of 4 checks)"
+    assert v.as_dict()["per_table"]["Table 2"] == "not reproduced"
+
+
 def test_failed_cell_never_agrees_and_verdict_labels():
     v, t = judge(_toy([np.nan, np.nan, np.nan]), metrics=METRIC, row=["block", "r"],
                  rankings=RANK)
