@@ -12,14 +12,16 @@
 # ---
 
 # %% [markdown]
-# # Reproduction: seed 004 Tables 1-4 through `bayescal reproduce`
+# # Reproduction: Phelps, Lizotte & Woolford (2024), Tables 1-4 through `bayescal reproduce`
 #
 # Notebook 02 rebuilt Phelps & Woolford's simulation study (seed
 # `004_bfebc07763fe5d27.txt`, Section 3) by hand. This notebook runs the same study
 # as a registered reproduction, `models/reproductions/seed004_tables1_4/`: three
 # study specs (quick; full with 1e5 and with 1e6 calibration rows, 1e6 test rows as
-# the paper), the paper's 576 numbers in `paper.csv` (each line citing its table)
-# and the agreement thresholds in `thresholds.toml`. From a shell the same is
+# the paper), the paper's 576 numbers in `paper.csv` (each line citing its table),
+# and in `reproduction.toml` the paper's uncertainty that the verdict is judged
+# against (BS and NLS: the sampling error of the paper's 10^6 test rows; RMSE and
+# MAE: the paper reports no spread, 10 % of the value assumed). From a shell:
 #
 # ```
 # bayescal reproduce seed004_tables1_4            # quick size, ~2.5 min loaded
@@ -34,6 +36,14 @@
 # The quick size uses 20 000 calibration rows and 100 000 test rows and is compared
 # with the paper's 100 000-row block, so methods that need data (isotonic
 # regression, the GAMs) are expected to be worse than the paper's.
+#
+# **Verdict at the quick size: partly reproduced (2 of 8 checks).** The orders of BS
+# and NLS hold (every pair the paper separates beyond its test-set error is in its
+# order). The values do not: a fifth of the paper's calibration rows makes every
+# fitted map noisier than the paper's, and BS and NLS are judged at the paper's
+# 10^6 test rows, a tolerance of about 2 % that our 10^5 test rows alone exceed. The
+# RMSE and MAE orders fall just short of 90 % (114 of 127 and 102 of 114 pairs): the
+# rows listed below, where data-hungry methods lose at 20 000 rows.
 
 # %%
 import json
@@ -44,15 +54,16 @@ from pathlib import Path
 import pandas as pd
 
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.command import run_reproduction, verdict_section
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed004"
 rep = load_reproduction("seed004_tables1_4")
 print(rep.title, "--", rep.source, rep.tables, rep.figures)
 lines = []
 record = run_reproduction(rep, out, full=False, n_jobs=2, echo=lines.append)
-print("\n".join(lines[-7:]))  # the agreement summary (the full comparison is above it)
-assert record["failed"] == [], record["failed"]
+print("\n".join(verdict_section(lines)))  # the checks and the verdict
+# judged against the paper's numbers and their uncertainty only (reproduction.toml)
+assert record["verdict"] == "partly reproduced (2 of 8 checks)", record["verdict"]
 
 # %% [markdown]
 # ## Side by side: RMSE (x 10^4)
@@ -195,3 +206,24 @@ for _, r in quick_disagreements.iterrows():
 # %%
 print(json.dumps(record["figures"]))
 assert all((out / name).stat().st_size > 0 for name in record["figures"])
+
+# %% [markdown]
+# ## Figs. 1-2: the base models, against what the text states
+#
+# The paper's Figs. 1-2 show its hypothetical base models; the text states what they
+# do (§3.1.2): a perfect model, Eq. 7 "pushes probability estimates towards 0.5",
+# Eq. 8 "towards extreme values (i.e., 0 and 1)", and log-odds noise N(0, 0.2)
+# "results in γ̂'s with a mean slightly larger than the mean of the γ's" (Fig. 2: 5000
+# rows, mean outcome probability 0.0208). The reproduction `seed004_figs1_2` redraws
+# both figures and checks each statement on the simulation (measured on 400 000 rows:
+# the noisy model's mean shift is about +0.1 %, and on Fig. 2's 5000 rows its
+# sampling error is 0.25 %, so the sign of a 5000-row mean is a coin toss).
+
+# %%
+rep12 = load_reproduction("seed004_figs1_2")
+lines12: list[str] = []
+record12 = run_reproduction(rep12, out / "figs1_2", echo=lines12.append)
+print("\n".join(verdict_section(lines12)))
+assert record12["verdict"] == "reproduced", record12["verdict"]
+assert sorted(record12["figures"]) == ["block_figs/fig1_base_models.png",
+                                       "block_figs/fig2_noisy_model.png"]

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Reproduction: the thesis' Tables 3-5 through `bayescal reproduce`
 #
-# Seed `000_3ea404f3c4f2e30a.txt` (the small-data calibration thesis), §3.3.1:
+# Alasalmi (2020), *Uncertainty of classification on limited data* (doctoral thesis), §3.3.1:
 #
 # * **Tables 3-4** (Publication III): naive Bayes raw, and calibrated by isotonic
 #   regression tuned on a split of the training data (IR), on DG-generated data and on
@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from bayescal.reproduce import load_reproduction, set_default_data_dir
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.command import run_reproduction, verdict_section
 
 set_default_data_dir()  # BAYESCAL_DATA, else the shared data beside the repository
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed000"
@@ -92,15 +92,24 @@ assert acc["CategoricalNB, 20 attributes"] > 0.95 > acc["GaussianNB, 22 label co
 # %%
 rep34 = load_reproduction("seed000_tables3_4")
 lines: list[str] = []
-rec34 = run_reproduction(rep34, out / "tables3_4", full=False, n_jobs=2, echo=lines.append)
+rec34 = run_reproduction(rep34, out / "tables3_4", full=False, n_jobs=2, echo=lines.append,
+                         keep_cubes=True)  # Fig. 11 below reuses the Table 3 cells
 print("\n".join(lines))
-assert rec34["failed"] == [], rec34["failed"]
+# judged against the paper's numbers and their uncertainty only (reproduction.toml)
+assert rec34["verdict"] == "partly reproduced (4 of 10 checks)", rec34["verdict"]
 t34 = pd.read_csv(out / "tables3_4" / "comparison.csv")
 
 # %% [markdown]
 # ### What differs in Tables 3-4, and why
 #
-# Measured at full size (all rows, 10-fold CV, 60 s):
+# **Verdict at the quick size: partly reproduced (4 of 10 checks)**, judged against
+# the thesis' numbers and their sampling error at its sizes (binomial for CR, a mean of
+# bounded per-row losses for MSE and log loss, n = the set's rows under 10-fold CV).
+# The orders the thesis separates beyond that error hold for Mushroom (log loss, MSE)
+# and Biodegradation's MSE; our log losses are lower throughout (point 3 below), and
+# Biodegradation's raw NB rate differs (point 4).
+#
+# Descriptive figures, measured at full size (all rows, 10-fold CV, 60 s):
 #
 # | metric | best matched | pairs in order | ours / paper: median [range] |
 # | --- | --- | --- | --- |
@@ -114,8 +123,8 @@ t34 = pd.read_csv(out / "tables3_4" / "comparison.csv")
 #    conclusions from; they hold at both sizes.
 # 2. **CR.** The thesis' four classification rates per table lie within 0.3 points
 #    (Mushroom 97.1-97.4 %, Biodegradation except raw 83.2-84.7 %); in one 10-fold run
-#    on 1055 rows 0.3 points are 3 test rows, so their order is noise and the
-#    thresholds check CR by its median ratio only (0.99). Raw NB on Biodegradation is
+#    on 1055 rows 0.3 points are 3 test rows, so their order is noise: the order check
+#    counts only pairs the thesis separates beyond its binomial error. Raw NB on Biodegradation is
 #    the exception: ours 71.9 %, the thesis' 84.6 % (see 4).
 # 3. **Mushroom: our naive Bayes is better calibrated than the thesis'.** Raw log loss
 #    0.115 against 0.359, MSE 0.055 against 0.081, at a slightly lower CR (96.2 % vs
@@ -196,7 +205,7 @@ rep5 = load_reproduction("seed000_table5")
 lines = []
 rec5 = run_reproduction(rep5, out / "table5", full=False, n_jobs=2, echo=lines.append)
 print("\n".join(lines))
-assert rec5["failed"] == [], rec5["failed"]
+assert rec5["verdict"] == "partly reproduced (1 of 2 checks)", rec5["verdict"]
 t5 = pd.read_csv(out / "table5" / "comparison.csv")
 print(t5.pivot_table(index="classifier", columns="method", values=["paper", "ours"])
       .round(3).to_string())
@@ -204,7 +213,12 @@ print(t5.pivot_table(index="classifier", columns="method", values=["paper", "our
 # %% [markdown]
 # ### What differs in Table 5, and why
 #
-# Quick size, measured: best method matched in 4 of 6 rows, 42 of 52 ordered pairs
+# **Verdict at the quick size: partly reproduced (1 of 2 checks).** The order check
+# holds (31 of the 32 pairs the thesis separates beyond its uncertainty, se = MSE x
+# sqrt(2/200) for 200 rows); the values do not: our MSEs are about half the thesis'
+# (the synthetic generator's parameters are not in the thesis; see the search below).
+#
+# Descriptive figures, quick size, measured: best method matched in 4 of 6 rows, 42 of 52 ordered pairs
 # (80.8 %), ours / paper median 0.61 [0.25, 2.17]. Full size (`--full`: 10-fold CV,
 # 5000 DG/DGG samples in groups of 100, RF 500 trees, NN up to 2000 epochs, BLR by
 # NUTS; 1080 CPU-s), measured: best matched in 5 of 6 rows, 44 of 52 pairs (84.6 %),
@@ -259,5 +273,30 @@ for clf in ("svm", "nn"):
     assert row[clf, "enir_split"] > row[clf, "raw"] and row[clf, "enir_full"] > row[clf, "raw"]
 
 # %%
-print(json.dumps({k: v["agreement"] for k, v in
-                  {"tables3_4": rec34, "table5": rec5}.items()}, indent=1))
+print(json.dumps({k: {"verdict": v["verdict"], "failing checks": v["failing_checks"]}
+                  for k, v in {"tables3_4": rec34, "table5": rec5}.items()}, indent=1))
+
+# %% [markdown]
+# ## Fig. 11: the calibration plots behind Table 3
+#
+# The thesis shows the reliability curves of the Table 3 cells (naive Bayes on
+# Mushroom) and states what they show: raw "differed from perfect calibration ... by
+# a clear margin", isotonic regression on a split "a clear improvement", DGG improved
+# "clearly compared to raw", and "DG was closest to the optimum by visual inspection".
+# The reproduction `seed000_fig11` reruns the Table 3 cells, redraws the four curves
+# and checks each statement on their expected calibration errors (how the words are
+# read -- a clear margin: ECE at least 0.05; clearly better: at least 25 % lower -- is
+# stated in its `paper.csv`).
+
+# %%
+import shutil  # noqa: E402
+
+rep11 = load_reproduction("seed000_fig11")
+# the same spec's cells, already computed above: the block resumes them, computes nothing
+shutil.copytree(out / "tables3_4" / "cube_table3", out / "fig11" / "block_fig11" / "cube",
+                dirs_exist_ok=True)
+lines11: list[str] = []
+rec11 = run_reproduction(rep11, out / "fig11", n_jobs=2, echo=lines11.append)
+print("\n".join(verdict_section(lines11)))
+assert rec11["verdict"] == "reproduced", rec11["verdict"]
+print(pd.read_csv(out / "fig11" / "block_fig11" / "ece.csv", index_col=0).round(4).to_string())

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Reproduction: Publication II Table 2, confidence maps for incomplete data
 #
-# The thesis (seed `000_3ea404f3c4f2e30a.txt`, §3.2, Fig. 7) estimates how likely each
+# Alasalmi (2020), *Uncertainty of classification on limited data* (§3.2, Fig. 7), estimates how likely each
 # prediction of a classifier on incomplete data is to be right: naive Bayes on `m`
 # multiple imputations, Rubin's rules for the total uncertainty `T` of each prediction
 # (0/1-loss between variance), and a support vector regression `f(T) = CR` from
@@ -46,9 +46,18 @@
 #   groups (8 in the quick size, 20 in the full), and the line
 #   *true = intercept + slope x predicted* is fitted to the groups.
 #
-# Table 2 has a single method per data set, so the five data sets are the
-# "methods" of one row: the agreement figures say whether we rank the data sets as
-# the paper does (which has the slope nearest 1, the highest R^2, ...).
+# The verdict is judged against the uncertainty of the paper's own lines: it prints
+# no standard errors, so they follow from its R^2 and sigma with k = 20 points per
+# line (an assumption, stated in `reproduction.toml`): se(slope) 0.03-0.05, se(R^2)
+# 0.006-0.014, se(sigma) about 0.003. A value agrees within 2 x sqrt(2) of them.
+#
+# **Verdict at the quick size: not reproduced (0 of 4 checks).** Mushroom's lines
+# agree (slope within 0.06 of the paper's, R^2 and sigma close); Iris and Wine do
+# not: at the quick size their lines rest on 8 groups of about 20 test rows, so their
+# R^2 falls to 0.67-0.84 against the paper's 0.97-0.99 (disagreement 1 below), and
+# with two of five sets off no metric reaches 90 % of its values. The order of the
+# data sets is never checked: the paper's five lines do not differ beyond their own
+# uncertainty.
 
 # %%
 import os
@@ -58,7 +67,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.command import run_reproduction, verdict_section
 from bayescal.reproduce.confidence_maps import QUICK, regression_line
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "pub2"
@@ -66,8 +75,9 @@ rep = load_reproduction("pub2_table2")
 print(rep.title, "--", rep.source, rep.tables)
 lines = []
 record = run_reproduction(rep, out, full=False, n_jobs=2, echo=lines.append)
-print("\n".join(lines[-8:]))
-assert record["failed"] == [], record["failed"]
+print("\n".join(verdict_section(lines)))  # the checks and the verdict
+# judged against the paper's numbers and their uncertainty only (reproduction.toml)
+assert record["verdict"] == "not reproduced", record["verdict"]
 
 # %% [markdown]
 # ## Side by side
@@ -131,9 +141,8 @@ print(directions.to_string())
 #
 # The paper's five lines are all near the ideal and close to each other (slopes
 # 0.94-1.11, R^2 0.97-0.99, sigma 0.015-0.023), so its ranking of the data sets is
-# decided by differences smaller than our run-to-run spread on the small sets;
-# the agreement figures above (best "method" and pairs in order) therefore agree
-# only partly. What is robust, and agrees, is that the Mushroom lines are nearly
+# decided by differences smaller than their own uncertainty: the verdict has no
+# order check for Table 2. What is robust, and agrees, is that the Mushroom lines are nearly
 # ideal at every missing share, and that Iris and Wine are the noisier data sets by
 # sigma.
 

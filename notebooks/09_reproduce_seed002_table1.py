@@ -12,9 +12,9 @@
 # ---
 
 # %% [markdown]
-# # Reproduction: seed 002 Table 1, multi-label histogram binning (generated data)
+# # Reproduction: histogram binning theory paper, Tables 1-2, multi-label binning (generated data)
 #
-# Seed `002_dd5c7e48848fc1f2.txt` calibrates every label of a multi-label network
+# *A theoretical insight of histogram binning and extending to multi-label classification* (anonymous, under review at TMLR) calibrates every label of a multi-label network
 # separately with histogram binning (M = 10 equal-width bins) and reports the total
 # ECE (Eq. 5, the sum of the per-label ECEs) and the prevalence-weighted ECE (Eq. 6)
 # before and after, on a Kaggle image set and PASCAL-VOC (ResNet-50) and the PTSI-PRC
@@ -39,7 +39,9 @@
 # `(1/n) sum_l n_l ECE_l` (`ece_weighted(..., normalize="samples")`).
 #
 # What can agree, then, is the direction and the size of histogram binning's effect,
-# not the paper's absolute values.
+# not the paper's absolute values. The verdict is judged against the spreads Table 1
+# prints beside each value (e.g. 0.0406 ± 0.0052): a value agrees within 2 x sqrt(2)
+# of them. Table 2 (Hamming loss) is reproduced at the end.
 
 # %%
 import json
@@ -52,16 +54,20 @@ import pandas as pd
 from bayescal.datasets import make_multilabel
 from bayescal.reproduce import load_reproduction
 from bayescal.reproduce.agreement import agreement
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.command import run_reproduction, verdict_section
 from bayescal.reproduce.multilabel_binning import QUICK, SETS
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed002"
 rep = load_reproduction("seed002_table1")
-print(rep.title, "--", rep.source, rep.tables)
+print(rep.title, "--", rep.citation, rep.tables)
 lines = []
 record = run_reproduction(rep, out, full=False, echo=lines.append)
 print("\n".join(lines))
-assert record["failed"] == [], record["failed"]
+# Verdict: the values differ (generated data, see below); of the orders the paper
+# separates beyond its spreads, ECE_tot's hold and ECE_wavg's PASCAL-VOC pair does not
+# (the misprinted ".22", disagreement 1).
+# judged against the paper's numbers and their uncertainty only (reproduction.toml)
+assert record["verdict"] == "partly reproduced (1 of 4 checks)", record["verdict"]
 
 # %% [markdown]
 # ## Side by side, with our spread over the partitions
@@ -85,7 +91,8 @@ print(spread.round(4).to_string(index=False))
 # never exceeds ECE_tot, and the same cell's ECE_tot is `.207`; its printed
 # spread (+-0.0169) and the text ("both ECE_wavg and ECE_tot are decreasing
 # significantly after calibration") point to 0.022. `paper.csv` keeps the printed
-# value (transcribed exactly); read with 0.022 the row agrees:
+# value (transcribed exactly); read with 0.022 the row's order agrees (descriptive
+# figures of bayescal.reproduce.agreement, not a verdict):
 
 # %%
 ours = table[table["metric"] == "ECE_wavg"].copy()
@@ -141,16 +148,40 @@ assert (rel["ours"] > 0.2).all().all()
 assert ((rel["paper"]["ECE_tot"] - rel["ours"]["ECE_tot"]).abs() < 0.2).all()
 
 # %% [markdown]
-# ## Summary
+# ## Summary of Table 1
 #
-# * Histogram binning lowers both ECEs on every set, as the paper finds: the best
-#   method is matched in 3/3 rows of ECE_tot and 2/3 of ECE_wavg, the third being
-#   the misprinted `.22` (3/3 read as 0.022).
-# * The absolute values differ by a factor 1.5-6 because the data are generated
-#   (denser labels than the paper's image and text sets); the reduction by
-#   binning is of the paper's size (ECE_tot -35 to -40 % against -27 to -46 %).
-# * The full size (20 partitions) gives the same figures; see `thresholds.toml`.
+# * Verdict **partly reproduced (1 of 4 checks)**: the only check that holds is the
+#   order of ECE_tot (binning lowers it on every set, as the paper finds). Histogram
+#   binning lowers ECE_wavg on every set too; the paper's order check fails only on
+#   its misprinted `.22` (read as 0.022 the order agrees).
+# * The values do not reproduce, and are not expected to: they are of generated
+#   data with denser labels than the paper's image and text sets (a factor 1.5-6);
+#   the reduction by binning is of the paper's size (ECE_tot -35 to -40 % against
+#   -27 to -46 %).
 
 # %%
-print(json.dumps({k: {m: round(v, 3) for m, v in f.items() if isinstance(v, float)}
-                  for k, f in record["agreement"].items()}, indent=1))
+print(json.dumps({"verdict": record["verdict"], "failing": record["failing_checks"]},
+                 indent=1))
+
+# %% [markdown]
+# ## Table 2: Hamming loss before and after
+#
+# The paper's Table 2 gives the Hamming loss (Eq. 7) of the same outputs before and
+# after binning (Kaggle 0.0379 -> 0.03552, PASCAL-VOC 0.0711 -> 0.07, Propaganda PRC
+# 0.0242 -> 0.0229) and the text claims binning "does not hamper the accuracy". The
+# reproduction `seed002_table2` thresholds our probabilities at 0.5 (the paper does not
+# say) on the same generated sets. Hamming losses of generated labels are not the
+# paper's (ours are 0.24-0.28: dense labels, noisy scores), so the values check fails
+# by design of the substitution; the claim is what it can test, with a tolerance of
+# 2 binomial standard errors of the paper's smallest Hamming loss at its test size.
+
+# %%
+rep2 = load_reproduction("seed002_table2")
+lines2: list[str] = []
+record2 = run_reproduction(rep2, out / "table2", full=False, echo=lines2.append)
+print("\n".join(verdict_section(lines2)))
+assert record2["verdict"] == "partly reproduced (3 of 4 checks)", record2["verdict"]
+t2 = pd.read_csv(out / "table2" / "comparison.csv")
+diff = t2[t2["metric"] == "claim"].set_index("dataset")["ours"]
+print(diff.round(5).to_string())
+assert (diff.abs() < 0.001).all()  # binning moves few label decisions across 0.5

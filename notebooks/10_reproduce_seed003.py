@@ -12,9 +12,9 @@
 # ---
 
 # %% [markdown]
-# # Reproduction: seed 003 Figs. 6, 9, 11 and 14 through `bayescal reproduce`
+# # Reproduction: boundary uncertainty (Proposal 2), Figs. 6, 9, 11 and 14 through `bayescal reproduce`
 #
-# Seed `003_ae04b9c089c5a27c.txt` proposes *boundary uncertainty* `U` ("Proposal 2",
+# The boundary-uncertainty paper (*Proposal 2*: classifier selection without resampling; the source text names no authors) proposes *boundary uncertainty* `U` ("Proposal 2",
 # §4): a classifier status is good when the true class posteriors are equal along
 # its decision boundary, and `U` is estimated from the training set alone.
 # `models/reproductions/seed003_figs6_11_14/` reruns its Section 6 figures with
@@ -38,12 +38,20 @@
 #
 # **What the paper gives to compare with.** The text prints no number for these
 # figures, and the figure images are not in the seed. `paper.csv` therefore holds
-# the *claims the text makes* about each figure, written as numbers and citing the
-# sentence: e.g. "the blue and black curves in Fig. 6 are nearly identical" becomes
-# a Spearman correlation of 1 between `U_tr` and `U_te`; "hitting a minimum for the
-# same Λ" becomes a ratio of 1 between the test error at `U`'s optimum and the
-# smallest test error on the grid. Agreement figures then say how close we come to
-# each claim.
+# the *statements the text makes* about each figure, quoted and citing the section,
+# each with the figure we measure and when the statement holds (`holds_if`): e.g.
+# "the blue and black curves in Fig. 6 are nearly identical" holds when the Spearman
+# correlation of `U_tr` and `U_te` over the grid is at least 0.9 and their mean
+# distance at most 0.05 (readings of the words, stated); "hitting a minimum for the
+# same Λ" holds when the test error at `U`'s optimum exceeds the smallest on the grid
+# by no more than the binomial error at the paper's 10 000 test points (8.5 %). Each
+# statement is one check: it holds or it does not, and the measured figure is shown.
+#
+# **Verdict at the quick size: partly reproduced (8 of 13 checks).** What does not
+# hold: `U_tr` and `U_te` are not "nearly identical" in level or rank (Spearman 0.80,
+# mean distance 0.086, below), the CV error at `U_tr`'s optimum on the quick grid's
+# factor-8 steps (GMM 1.29, Breast Cancer 1.79), and `U_tr`'s optimum on
+# GMM_separable covers 64 % of the grid, not "sharply" one status.
 
 # %%
 import json
@@ -59,7 +67,7 @@ from sklearn.svm import SVC
 
 from bayescal.datasets import make_gmm
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.command import run_reproduction, verdict_section
 from bayescal.selection import BoundaryUncertaintyEstimator
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed003"
@@ -67,8 +75,9 @@ rep = load_reproduction("seed003_figs6_11_14")
 print(rep.title, "--", rep.source, rep.tables, rep.figures)
 lines = []
 record = run_reproduction(rep, out, full=False, n_jobs=2, echo=lines.append)
-print("\n".join(lines[-9:]))
-assert record["failed"] == [], record["failed"]
+print("\n".join(verdict_section(lines)))  # the checks and the verdict
+# judged against the paper's numbers and their uncertainty only (reproduction.toml)
+assert record["verdict"] == "partly reproduced (8 of 13 checks)", record["verdict"]
 
 # %% [markdown]
 # ## The claims side by side (quick size)
@@ -280,13 +289,13 @@ print(abl.pivot_table(index="log2_gamma", columns="dataset",
 # load (average about 14): 889 s (Fig. 6 550 s, Fig. 11 122 s, Fig. 14 167 s, Fig. 9
 # 51 s). Against the text's claims:
 #
-# | claim (paper.csv) | paper | ours, full | ours, quick |
+# | claim (paper.csv; the paper's column is the figure at which the words hold exactly) | as stated | ours, full | ours, quick |
 # | --- | --- | --- | --- |
 # | Fig. 6: test error at `U_tr`'s / `U_te`'s optimum over the best | 1, 1 | 1.018, 1.064 | 1.015, 1.000 |
 # | Fig. 6: Spearman(`U_tr`, `U_te`) | 1 | 0.867 | 0.80 |
 # | Fig. 6: mean abs(`U_tr` - `U_te`) | 0 | 0.078 | 0.086 |
 # | Fig. 11: `U` at the largest `γ` / max `U`, perturbed < naive | 0 < 1 | GMM 0.41 < 0.98, WDBC 0 < 1 | 0 < 1, 0 < 1 |
-# | Fig. 8/11: CV error at `U_tr`'s optimum over the best | 1 | GMM 1.05, WDBC 1.31 | 1.29, 1.79 |
+# | Fig. 6 (GMM) / Fig. 8 (Breast Cancer): CV error at `U_tr`'s optimum over the best | 1 | GMM 1.05, WDBC 1.31 | 1.29, 1.79 |
 # | Fig. 14: max `U_tr` on separable classes | 1 (`U_max`) | 1 | 1 |
 # | Fig. 14: share of statuses within 10 % of the best, `U_tr` < `L_val` | 1/4 < 4/4 | 0.52 < 0.81 | 0.64 < 0.73 |
 # | Fig. 9: test error at `U_tr`'s / `U_te`'s optimum over the best | 1, 1 | 1.24, 2.65 | (full only) |
@@ -301,3 +310,27 @@ print(abl.pivot_table(index="log2_gamma", columns="dataset",
 # %%
 print(json.dumps(record["figures"]))
 assert all((out / name).stat().st_size > 0 for name in record["figures"])
+
+# %% [markdown]
+# ## Fig. 12: insensitivity to the cluster size M (§6.6)
+#
+# The paper reruns the SVM selection for M = 20, 40, 80, 120, 160 and states that
+# "the minimum and trend of U^(3) seem quite insensitive to M, although the value of
+# U^(3) itself may slightly change". The reproduction `seed003_fig12` redraws the GMM
+# panel (Wine Quality White is not available) and checks each part against M = 40.
+#
+# **Quick size (300 points): not reproduced (0 of 3).** With 300 training points a
+# cluster of M = 160 holds more than half the set, U rises with M (0.26 to 0.77 at the
+# best γ) and M = 160's optimum moves by 9 powers of two. **Full size (1000 points, the
+# paper's 31 γ, measured once, 21 s): partly reproduced (2 of 3)**: the trend holds
+# (smallest Spearman against M = 40: 0.97), the level changes by at most 19 %, but
+# the optimal γ still moves by 4 powers of two (a factor 16) for one M. So the
+# insensitivity the paper reports needs many more points than the largest M; at the
+# paper's sizes it holds for the curve's shape and level, not exactly for its optimum.
+
+# %%
+rep12 = load_reproduction("seed003_fig12")
+lines12: list[str] = []
+record12 = run_reproduction(rep12, out / "fig12", echo=lines12.append)
+print("\n".join(verdict_section(lines12)))
+assert record12["verdict"] == "not reproduced", record12["verdict"]

@@ -12,9 +12,9 @@
 # ---
 
 # %% [markdown]
-# # Reproduction: thesis (seed 000) Figs. 12 and 13 through `bayescal reproduce`
+# # Reproduction: Alasalmi (2020) Figs. 12 and 13 through `bayescal reproduce`
 #
-# Section 3.3.1 of the small-data calibration thesis (`000_3ea404f3c4f2e30a.txt`,
+# Section 3.3.1 of the small-data calibration thesis (Alasalmi 2020, *Uncertainty of classification on limited data*,
 # Publication IV) runs naive Bayes (NB), an RBF support vector machine (SVM), random
 # forest (RF), a one-hidden-layer neural network (NN) and the Bayesian probes BLR
 # (Cauchy priors) and GPC (EP) on six real-world binary sets, raw and calibrated by
@@ -43,12 +43,16 @@
 # statements about them (lines 1775-1821); `paper.csv` transcribes each as a *check*
 # on the bars (`bayescal.reproduce.claims`), 45 lines over the two charts, citing
 # the line. E.g. line 1788, "DG ... led to a clear increase in logloss" for RF,
-# is `gt rf.DG rf.Raw` on Fig. 12. The agreement figure per chart is the share of
-# claims that hold on our bars. Where the text leaves a word open we fix it and say
+# is `gt rf.DG rf.Raw` on Fig. 12. Each statement is one check of the verdict,
+# printed as the quoted words with holds / does not hold and the bars it compared --
+# never as a number in the paper's column. Where the text leaves a word open we fix it and say
 # so: "similar", "identical", "no difference" = within 10 %; "slightly" worse or
 # higher = within 25 %; "significantly" is checked as a direction only (the figure
 # averages carry no test). Statements about classification rate (lines 1809, 1817)
 # and training times (line 1823) are not about these figures and are left out.
+#
+# **Verdict at the quick size: partly reproduced (34 of 45 checks)**; the statements
+# that do not hold are listed and discussed below.
 
 # %%
 import os
@@ -63,7 +67,7 @@ import pandas as pd
 from bayescal.cube import open_results
 from bayescal.reproduce import load_reproduction, set_default_data_dir
 from bayescal.reproduce.claims import evaluate_check
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.command import run_reproduction, verdict_section
 
 pd.set_option("display.width", 160)
 set_default_data_dir()  # BAYESCAL_DATA, else the shared data beside the repository
@@ -72,8 +76,9 @@ rep = load_reproduction("seed000_figs12_13")
 print(rep.title, "--", rep.source, rep.tables, rep.figures)
 lines = []
 record = run_reproduction(rep, out, full=False, n_jobs=2, echo=lines.append)
-print("\n".join(lines[-5:]))
-assert record["failed"] == [], record["failed"]
+print("\n".join(verdict_section(lines)))  # the checks and the verdict
+# judged against the paper's numbers and their uncertainty only (reproduction.toml)
+assert record["verdict"] == "partly reproduced (34 of 45 checks)", record["verdict"]
 block = out / "block_figs12_13"
 
 # %% [markdown]

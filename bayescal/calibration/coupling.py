@@ -487,8 +487,12 @@ def couple_kernlab_minpair(R: Any) -> np.ndarray:
     is then solved and ``p`` divided by its sum, as kernlab does. The two
     enumerations agree for ``K <= 3``, where this function equals
     :func:`couple_wu2004`; for ``K >= 4`` the output is no longer the
-    method-2 solution and is generally worse (Alasalmi 2020 Tables 6-7, where all
-    pairs lose to one-vs-rest exactly on the sets with four or more classes).
+    method-2 solution and is generally worse. It is a hypothesis about the
+    software behind Alasalmi (2020), Tables 6-7, which names Wu, Lin & Weng
+    (2004) but no software: there all pairs loses to one-vs-rest on several
+    sets with four or more classes, but not on every one (Table 6: Development
+    0.060 vs 0.065, Ecoli 0.032 vs 0.033, Heart 0.098 vs 0.099 in all pairs'
+    favour); notebook 07 weighs the evidence.
     Use it only to reproduce results computed with kernlab; use
     :func:`couple_wu2004` otherwise. One departure from kernlab, so that the
     output is a probability vector: entries below zero (kernlab returns them

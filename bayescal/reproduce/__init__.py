@@ -2,8 +2,10 @@
 
 * :mod:`~bayescal.reproduce.registry` — the reproductions under
   ``models/reproductions/`` (a ``reproduction.toml``, the study specs of its
-  sizes, the paper's numbers as ``paper.csv`` and the agreement thresholds);
-* :mod:`~bayescal.reproduce.agreement` — how closely our numbers follow the
+  sizes, the paper's numbers as ``paper.csv`` and the paper's uncertainty);
+* :mod:`~bayescal.reproduce.verdict` — agreement judged against the paper only:
+  checks fixed from its numbers and their uncertainty, and the verdict;
+* :mod:`~bayescal.reproduce.agreement` — descriptive figures of how our numbers follow the
   paper's: best method per row, method pairs in the same order, ratios;
 * :mod:`~bayescal.reproduce.command` — ``bayescal reproduce``;
 * :mod:`~bayescal.reproduce.data_dir` — the shared data beside the checkout

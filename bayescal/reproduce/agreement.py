@@ -1,8 +1,12 @@
-"""Agreement figures between a paper's table and ours.
+"""Descriptive agreement figures between a paper's table and ours (not a verdict).
+
+These figures describe how our table follows the paper's (notebooks print them);
+whether a reproduction agrees with the paper is decided only by
+:mod:`bayescal.reproduce.verdict`, from the paper's numbers and their uncertainty.
 
 A table is long: one line per (row, method) with the paper's value and ours,
 in the paper's units. A *row* is one line of the paper's table in which methods
-compete (e.g. seed 004: one calibration size, base rate, base model and metric).
+compete (e.g. Phelps et al. (2024): one calibration size, base rate, base model and metric).
 
 * **best matched** — rows where our best method is among the paper's best
   (methods tied at the paper's printed precision all count as best, on both
@@ -12,9 +16,7 @@ compete (e.g. seed 004: one calibration size, base rate, base model and metric).
   tells apart (unequal printed values), the share that we order the same way
   (a tie of ours counts as out of order);
 * **ratio** — ours / paper per value, where the paper's value is not zero:
-  median, minimum, maximum and mean (for a table of claims, where the paper's
-  value is 1 and ours is 1 where the claim holds and 0 where not, the mean is
-  the share of claims that hold).
+  median, minimum, maximum and mean.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 003 (boundary-uncertainty classifier selection): Figs. 6, 9, 11 and 14.
+"""Ha et al. (2021) (boundary-uncertainty classifier selection): Figs. 6, 9, 11 and 14.
 
 Function blocks of ``models/reproductions/seed003_figs6_11_14`` (see
 :mod:`bayescal.reproduce.registry`): each is called as ``fn(out, n_jobs=...)``,
@@ -223,7 +223,7 @@ def _plot_fig6(t: pd.DataFrame, bayes: float, path: Path) -> None:
             ax.plot(g, -t["U_te"], "k--", label="$-U_{te}$")
         ax.set_ylim(-1.02, 0.02)
         ax.legend(fontsize=7, loc="lower right")
-    fig.suptitle("seed 003 Fig. 6: SVM γ on the GMM set (ours)")
+    fig.suptitle("Ha et al. (2021) Fig. 6: SVM γ on the GMM set (ours)")
     fig.tight_layout()
     fig.savefig(path, dpi=70)
     plt.close(fig)
@@ -288,7 +288,7 @@ def _plot_fig11(sweeps: dict[str, pd.DataFrame], path: Path) -> None:
         ax2.plot(t["gamma"], -t["U_tr_naive"], "b--", label="$-U_{tr}$ on $T$ (Fig. 11)")
         ax2.set_ylim(-1.02, 0.02)
         ax2.legend(fontsize=7, loc="lower right")
-    fig.suptitle("seed 003 Fig. 11: U_tr without the perturbed set (ours)")
+    fig.suptitle("Ha et al. (2021) Fig. 11: U_tr without the perturbed set (ours)")
     fig.tight_layout()
     fig.savefig(path, dpi=70)
     plt.close(fig)
@@ -356,7 +356,7 @@ def _plot_fig14(X: np.ndarray, y: np.ndarray, t: pd.DataFrame, path: Path) -> No
         if near.any():
             ax.scatter(*Z[near].T, c=w[near], cmap="cool", s=9)
         ax.set(title=f"γ = 2^{np.log2(t['gamma'].iloc[i]):.0f}: U = {d.value:.2f}")
-    fig.suptitle("seed 003 Fig. 14: well separated classes; weights k(x)/w_12 (ours)")
+    fig.suptitle("Ha et al. (2021) Fig. 14: well separated classes; weights k(x)/w_12 (ours)")
     fig.tight_layout()
     fig.savefig(path, dpi=70)
     plt.close(fig)
@@ -471,7 +471,7 @@ def _plot_mlp(t: pd.DataFrame, path: Path) -> None:
     for i, a in enumerate(axes):
         a.set(xlabel="epoch", title=f"Panel {i + 1}")
         a.legend(fontsize=7)
-    fig.suptitle("seed 003 Fig. 9: MLP early stopping on digits (ours; the paper: Letter)")
+    fig.suptitle("Ha et al. (2021) Fig. 9: MLP early stopping on digits (ours; the paper: Letter)")
     fig.tight_layout()
     fig.savefig(path, dpi=70)
     plt.close(fig)

@@ -1,6 +1,6 @@
 """Claims a text makes about a bar chart, written as checks and evaluated on our bars.
 
-Where a paper prints no numbers for a figure (seed 000 Figs. 12-13), the
+Where a paper prints no numbers for a figure (Alasalmi (2020) Figs. 12-13), the
 reproduction compares the *statements* its text makes about the figure: "the
 uncalibrated naive Bayes was the worst performer", "using the full training
 data set ... better than part of it". Each statement is transcribed as a

@@ -1,28 +1,35 @@
 """``bayescal reproduce``: list the reproductions, or run one and compare it with its paper.
 
-``bayescal reproduce --list`` prints every reproduction (id, source file,
-tables and figures, measured quick and full run times).
-``bayescal reproduce ID [--full] [--out DIR]`` runs the reproduction's specs
-through :func:`bayescal.study.run` (one store per block under ``DIR``, resumed
-if present), reads the cubes back with :func:`bayescal.cube.open_results`,
-prints "paper | bayescal" per cell in the paper's units and scale, the
-agreement figures per metric against the thresholds, and writes
-``agreement.json``, ``comparison.csv`` and the figures to ``DIR``. A block
-that names a Python function (``python:module:function``, see
+``bayescal reproduce --list`` prints every reproduction (id, the paper by
+author, year and title, its tables, whether it reads the data directory, the
+measured quick and full run times).
+``bayescal reproduce ID [--full] [--out DIR] [--data-dir DIR] [--strict]`` runs
+the reproduction's specs through :func:`bayescal.study.run` (one store per block
+under ``DIR``, resumed if present), reads the cubes back with
+:func:`bayescal.cube.open_results`, prints "paper | bayescal" per cell in the
+paper's units with the tolerance the paper's uncertainty allows (disagreeing
+cells flagged), the checks of :mod:`bayescal.reproduce.verdict` and the verdict
+(``reproduced``, ``partly reproduced (k of m checks)``, ``not reproduced``),
+and writes ``agreement.json``, ``comparison.csv`` and the figures to ``DIR``.
+A block that names a Python function (``python:module:function``, see
 :mod:`bayescal.reproduce.registry`) is run by calling it, in its own folder
-``DIR/block_NAME``. The exit status is 1 when a threshold is not met.
+``DIR/block_NAME``. The exit status says whether it ran; ``--strict`` makes a
+verdict other than ``reproduced`` an error (status 1).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 import click
 
-from bayescal.reproduce.agreement import agreement, comparison_table
+from bayescal.reproduce.data_dir import DATA_ENV, set_default_data_dir
 from bayescal.reproduce.registry import (
     FUNCTION_PREFIX,
     Reproduction,
@@ -31,7 +38,9 @@ from bayescal.reproduce.registry import (
     resolve_function,
 )
 
-__all__ = ["check_thresholds", "compare_with_paper", "reproduce_command", "run_reproduction"]
+__all__ = ["compare_with_paper", "format_comparison", "format_verdict", "judge_table",
+           "list_lines", "paper_table", "reproduce_command", "run_reproduction",
+           "verdict_section"]
 
 
 def _seconds(s: float | None) -> str:
@@ -80,64 +89,159 @@ def function_values(rep: Reproduction, block: str, frame: Any) -> Any:
     return frame
 
 
+def paper_table(rep: Reproduction, blocks: Any = None) -> Any:
+    """The paper's lines of ``blocks`` (default: the full size's) as a comparison table.
+
+    Columns: those of ``paper.csv`` with ``value`` renamed ``paper_text``, and
+    ``paper`` (float; NaN for a claim). Add ``ours`` to judge it (what
+    :func:`compare_with_paper` does with our numbers; the must-show tests with the
+    paper's own).
+    """
+    import pandas as pd
+
+    blocks = list(rep.runs["full"]) if blocks is None else list(blocks)
+    table = pd.DataFrame(rep.paper)
+    table = table[table["block"].isin(blocks)].rename(columns={"value": "paper_text"})
+    table["paper"] = pd.to_numeric(table["paper_text"].replace("", float("nan")))
+    return table.reset_index(drop=True)
+
+
 def compare_with_paper(rep: Reproduction, cubes: dict[str, Any],
                        tables: dict[str, Any] | None = None) -> Any:
     """Long table of the paper's values beside ours (paper's units), blocks that ran.
 
     ``cubes`` maps a study block's name to its result cube
     (``xarray.DataTree``), see :func:`cube_values`; ``tables`` a function
-    block's name to the table it returned, see :func:`function_values`.
+    block's name to the table it returned, see :func:`function_values`. A
+    claim's line keeps its ``statement`` and ``holds_if``, and ``detail`` where
+    the function gave one; its ``paper`` is NaN (the paper printed no number).
     """
     import pandas as pd
 
     tables = tables or {}
-    ran = [*cubes, *tables]
-    paper = pd.DataFrame(rep.paper)
-    paper = paper[paper["block"].isin(ran)]
+    paper = paper_table(rep, [*cubes, *tables])
     ours = [cube_values(rep, block, tree) for block, tree in cubes.items()]
     ours += [function_values(rep, block, frame) for block, frame in tables.items()]
     ours_df = pd.concat(ours, ignore_index=True)
     keys = [c for c in rep.row if c in ours_df.columns and c != "block"]
-    ours_df = ours_df[["block", *keys, "method", "metric", "ours"]]
+    extra = [c for c in ("detail",) if c in ours_df.columns]
+    ours_df = ours_df[["block", *keys, "method", "metric", "ours", *extra]]
     table = paper.merge(ours_df, on=["block", *keys, "method", "metric"], how="left")
-    table = table.rename(columns={"value": "paper_text"})
-    table["paper"] = table["paper_text"].astype(float)
+    table["ours"] = table["ours"].astype(float)
     return table
 
 
-def check_thresholds(figures: dict[str, dict[str, Any]], thresholds: dict[str, Any]
-                     ) -> list[str]:
-    """The thresholds not met, one line each (empty: all met)."""
-    failed = []
-    for label, t in thresholds.items():
-        f = figures.get(label)
-        if f is None:
+def judge_table(rep: Reproduction, table: Any) -> tuple[Any, Any]:
+    """The :class:`~bayescal.reproduce.verdict.Verdict` of a comparison table, and the
+    table with each cell's ``tolerance`` and ``agrees`` (see :func:`compare_with_paper`)."""
+    from bayescal.reproduce.verdict import judge
+
+    return judge(table, metrics=rep.metrics, row=list(rep.row),
+                 rankings={m: rep.ranking(m) for m in rep.metrics if not
+                           rep.metrics[m].get("claims")},
+                 block_names={b: rep.block_label(b) for b in table["block"].unique()},
+                 labels=rep.labels or {})
+
+
+def _fmt(value: float, text: str) -> str:
+    if not math.isfinite(value):
+        return "failed"
+    d = len(text.split(".")[1]) if "." in text else 0
+    return f"{value:.{d}f}"
+
+
+def format_comparison(rep: Reproduction, judged: Any, *, max_lines: int = 40) -> list[str]:
+    """Readable "paper | bayescal" lines per block and metric, disagreeing cells flagged.
+
+    A metric with more than ``max_lines`` cells shows only its disagreeing ones, at
+    most ``max_lines // 2`` (all are in ``comparison.csv``). Claims are shown as the quoted statement with
+    holds / does not hold and the measured figure.
+    """
+    lines: list[str] = []
+    keys = [c for c in rep.row if c != "block"]
+    for (block, metric), g in judged.groupby(["block", "metric"], sort=False):
+        m = rep.metrics[metric]
+        units = f" ({m['units']})" if m.get("units") else ""
+        lines.append(f"\n{rep.block_label(block)} -- {metric}{units}")
+        if m.get("claims"):
+            for _, r in g.iterrows():
+                verdict = "holds" if r["agrees"] else "does NOT hold"
+                ours = f"{r['ours']:.4g}" if math.isfinite(r["ours"]) else "failed"
+                lines.append(f"  \"{r['statement']}\"")
+                detail = r.get("detail")
+                shown = detail if isinstance(detail, str) and detail else f"measured {ours}"
+                lines.append(f"      {verdict}: {shown} (holds if {r['holds_if']})")
             continue
-        if "best_share" in t and not f["best_share"] >= t["best_share"]:
-            failed.append(f"{label}: best method matched in {f['best_share']:.0%} of rows "
-                          f"< {t['best_share']:.0%}")
-        if "pairs_share" in t and not f["pairs_share"] >= t["pairs_share"]:
-            failed.append(f"{label}: pairs in order {f['pairs_share']:.1%} < "
-                          f"{t['pairs_share']:.1%}")
-        for key, what in (("ratio_median", "median"), ("ratio_mean", "mean")):
-            if key in t:
-                lo, hi = t[key]
-                if not lo <= f[key] <= hi:
-                    failed.append(f"{label}: {what} ratio {f[key]:.3f} outside [{lo}, {hi}]")
-    return failed
+        rows = [[*(rep.label(r[k]) for k in keys), rep.label(r["method"]), r["paper_text"],
+                 _fmt(r["ours"], r["paper_text"]), f"±{r['tolerance']:.3g}",
+                 "" if r["agrees"] else "<< differs"] for _, r in g.iterrows()]
+        hidden = 0
+        if len(rows) > max_lines:  # the disagreeing cells only, at most max_lines // 2
+            kept = [row for row in rows if row[-1]][: max_lines // 2]
+            hidden, rows = len(rows) - len(kept), kept
+        head = [*keys, "method", "paper", "bayescal", "tolerance", ""]
+        widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=True)]
+        for i, row in enumerate([head, *rows]):
+            cells = [str(x).ljust(w) if j < len(keys) + 1 else str(x).rjust(w)
+                     for j, (x, w) in enumerate(zip(row, widths, strict=True))]
+            lines.append("  " + "  ".join(cells[:-1]) + ("  " + cells[-1] if row[-1] else ""))
+            if i == 0:
+                lines.append("  " + "-" * (sum(widths[:-1]) + 2 * (len(widths) - 2)))
+        if hidden:
+            differing = int((~g["agrees"].astype(bool)).sum())
+            lines.append(f"  ({differing} of {len(g)} cells differ; {hidden} cells not shown: "
+                         "every cell is in comparison.csv)")
+    return lines
+
+
+def format_verdict(rep: Reproduction, verdict: Any, size: str) -> list[str]:
+    """The checks (holds / does not hold, measured, criterion) and the verdict line."""
+    lines = [f"\nAgreement with the paper ({size} size): each check fixed from the paper's "
+             "numbers and their uncertainty"]
+    for c in verdict.checks:
+        mark = "holds        " if c.holds else "does NOT hold"
+        lines.append(f"  {mark}  {c.name}: {c.measured}")
+        if not c.holds and c.failing:
+            shown = "; ".join(c.failing[:6]) + (f"; ... {len(c.failing) - 6} more"
+                                                 if len(c.failing) > 6 else "")
+            lines.append(f"                 disagreeing: {shown}")
+    per_table = verdict.per_table()
+    if len(per_table) > 1:
+        for table, label in per_table.items():
+            lines.append(f"  {table}: {label}")
+    lines.append(f"\nVerdict: {verdict.label}")
+    return lines
+
+
+def verdict_section(lines: list[str]) -> list[str]:
+    """The checks and the verdict of a run's printed ``lines`` (what the notebooks show)."""
+    start = next((i for i, x in enumerate(lines) if x.startswith("\nAgreement with the paper")),
+                 0)
+    return lines[start:]
 
 
 def run_reproduction(rep: Reproduction, out: Path, *, full: bool = False,
-                     n_jobs: int | None = None, echo: Any = print) -> dict[str, Any]:
+                     n_jobs: int | None = None, echo: Any = print,
+                     keep_cubes: bool | None = None) -> dict[str, Any]:
     """Run a reproduction's specs, compare with the paper and write the outputs.
 
-    Returns the agreement record written to ``out/agreement.json``.
+    ``keep_cubes`` keeps the study blocks' result stores (``out/cube_BLOCK``,
+    which a later run resumes); by default only at full size: a quick run keeps
+    its comparison, verdict and figures, and is small (Phelps et al.'s (2024) quick cube
+    with its 100 000 test rows' predictions is some 260 MB).
+
+    Returns the record written to ``out/agreement.json``: the verdict, every
+    check (holds or not, measured, criterion, the disagreeing cells), the
+    sizes and run times.
     """
     from bayescal.cube import open_results
     from bayescal.study import run
 
     size = "full" if full else "quick"
     out.mkdir(parents=True, exist_ok=True)
+    echo(f"{rep.citation}\n{rep.tables}" + (f"; {rep.figures}" if rep.figures else "")
+         + f" -- {rep.title}")
+    echo(f"size: {size} ({(rep.sizes or {}).get(size, 'sizes in reproduction.toml')})")
     cubes, tables, seconds, made = {}, {}, {}, []
     for block, spec in rep.runs[size].items():
         start = time.perf_counter()
@@ -152,34 +256,25 @@ def run_reproduction(rep: Reproduction, out: Path, *, full: bool = False,
             cubes[block] = open_results(store)
         seconds[block] = time.perf_counter() - start
     table = compare_with_paper(rep, cubes, tables)
-    table.to_csv(out / "comparison.csv", index=False)
-    row = [c for c in rep.row]
-    figures: dict[str, dict[str, Any]] = {}
-    for label, m in rep.metrics.items():
-        sub = table[table["metric"] == label]
-        echo(f"\n{label} ({m.get('units', '')}) -- paper | bayescal ({size} size)")
-        echo(comparison_table(sub, row=row))
-        figures[label] = agreement(sub, row=row, **rep.ranking(label)).as_dict()
-    thresholds = rep.thresholds.get(size, {})
-    failed = check_thresholds(figures, thresholds)
-    echo(f"\nAgreement ({rep.id}, {size} size, blocks {[*cubes, *tables]}):")
-    echo(f"  {'metric':<8} {'best':>9} {'pairs in order':>18} {'ratio median [min, max]':>28}")
-    for label, f in figures.items():
-        echo(f"  {label:<8} {f['best_matched']:>3}/{f['rows']:<5} "
-             f"{f['pairs_in_order']:>7}/{f['pairs']:<4} ({f['pairs_share']:.1%})  "
-             f"{f['ratio_median']:>8.3f} [{f['ratio_min']:.3f}, {f['ratio_max']:.3f}]"
-             f"  mean {f['ratio_mean']:.3f}")
-    echo("  thresholds: " + ("all met" if not failed else "NOT met: " + "; ".join(failed)))
+    verdict, judged = judge_table(rep, table)
+    judged.to_csv(out / "comparison.csv", index=False)
+    for line in format_comparison(rep, judged):
+        echo(line)
+    for line in format_verdict(rep, verdict, size):
+        echo(line)
     written = [out / p for p in made] + _figures(rep, cubes, out)
-    record = {"id": rep.id, "size": size, "source": rep.source, "tables": rep.tables,
-              "seconds": seconds, "agreement": figures, "thresholds": thresholds,
-              "failed": failed, "figures": [str(p.relative_to(out)) for p in written]}
+    if not (full if keep_cubes is None else keep_cubes):
+        for block in cubes:
+            shutil.rmtree(out / f"cube_{block}", ignore_errors=True)
+    record = {"id": rep.id, "paper": rep.citation, "tables": rep.tables, "size": size,
+              "sizes": (rep.sizes or {}).get(size, ""), "seconds": seconds,
+              **verdict.as_dict(), "figures": [str(p.relative_to(out)) for p in written]}
     (out / "agreement.json").write_text(json.dumps(record, indent=2))
     return record
 
 
 def _figures(rep: Reproduction, cubes: dict[str, Any], out: Path) -> list[Path]:
-    """Estimates against the true probabilities, one panel per method (seed 004 Figs. 3-5)."""
+    """Estimates against the true probabilities, one panel per method (Phelps et al. (2024) Figs. 3-5)."""
     import numpy as np
     from matplotlib.figure import Figure
 
@@ -221,28 +316,65 @@ def _figures(rep: Reproduction, cubes: dict[str, Any], out: Path) -> list[Path]:
 @click.option("--full", is_flag=True, help="Run the paper's full size (default: quick size).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: ./reproduce-ID); an existing one is resumed.")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of the real data sets (default: $BAYESCAL_DATA).")
+@click.option("--keep-cubes/--no-keep-cubes", default=None,
+              help="Keep the result stores under --out (default: at full size only).")
+@click.option("--strict", is_flag=True,
+              help="Exit with status 1 unless the verdict is 'reproduced'.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder of reproductions (default: the repository's models/reproductions).")
 @click.option("--n-jobs", type=int, default=None, help="Worker processes (default: every core).")
 def reproduce_command(reproduction_id: str | None, list_: bool, full: bool, out: Path | None,
-                      root: Path | None, n_jobs: int | None) -> None:
-    """Regenerate a published table and print it beside the paper's numbers."""
+                      data_dir: Path | None, keep_cubes: bool | None, strict: bool,
+                      root: Path | None,
+                      n_jobs: int | None) -> None:
+    """Regenerate a published table and judge it against the paper's numbers.
+
+    The exit status says whether the reproduction ran (0) or not; with
+    --strict, a verdict other than 'reproduced' exits with status 1 too.
+    """
     try:
         if list_ or reproduction_id is None:
-            reps = list_reproductions(root)
-            click.echo(f"{'id':<22} {'source':<28} {'tables / figures':<40} "
-                       f"{'quick':>8} {'full':>8}")
-            for r in reps:
-                what = r.tables + (f"; {r.figures}" if r.figures else "")
-                click.echo(f"{r.id:<22} {r.source:<28} {what:<40} "
-                           f"{_seconds(r.quick_seconds):>8} {_seconds(r.full_seconds):>8}")
+            for line in list_lines(list_reproductions(root)):
+                click.echo(line)
             if reproduction_id is None and not list_:
-                click.echo("\nRun one with `bayescal reproduce ID [--full] [--out DIR]`.")
+                click.echo("\nRun one with `bayescal reproduce ID [--full] [--out DIR]"
+                           " [--data-dir DIR]`.")
             return
         rep = load_reproduction(reproduction_id, root=root)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    record = run_reproduction(rep, out or Path(f"reproduce-{rep.id}"), full=full,
-                              n_jobs=n_jobs, echo=click.echo)
-    if record["failed"]:
+    if data_dir is not None:
+        if not data_dir.is_dir():
+            raise click.UsageError(f"--data-dir {str(data_dir)!r} is not an existing folder")
+        os.environ[DATA_ENV] = str(data_dir)
+    if rep.needs_data and not os.environ.get(DATA_ENV) and set_default_data_dir() is None:
+        raise click.ClickException(
+            f"{rep.id} reads real data sets ({', '.join(rep.datasets)}) and "
+            f"no data directory is set: pass --data-dir DIR or set {DATA_ENV}=DIR")
+    try:
+        record = run_reproduction(rep, out or Path(f"reproduce-{rep.id}"), full=full,
+                                  n_jobs=n_jobs, echo=click.echo, keep_cubes=keep_cubes)
+    except ValueError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        hint = (f" Point at the data sets with --data-dir DIR or {DATA_ENV}=DIR."
+                if rep.needs_data else "")
+        raise click.ClickException(f"{rep.id} did not run: {first}{hint}") from None
+    if strict and record["verdict"] != "reproduced":
         raise SystemExit(1)
+
+
+def list_lines(reps: list[Reproduction]) -> list[str]:
+    """``--list``: per reproduction its id, whether it reads the data directory, the
+    measured run times, then the paper (author, year, title) and its tables."""
+    width = max(len(r.id) for r in reps)
+    out = [f"{'id':<{width}}  {'data directory':<16}  {'quick':>8}  {'full':>8}"]
+    for r in reps:
+        data = "needed" if r.needs_data else "not needed"
+        out.append(f"{r.id:<{width}}  {data:<16}  {_seconds(r.quick_seconds):>8}  "
+                   f"{_seconds(r.full_seconds):>8}")
+        what = r.tables + (f"; {r.figures}" if r.figures else "")
+        out.append(f"    {r.citation}")
+        out.append(f"    {what}: {r.title}")
+    return out

@@ -1,6 +1,6 @@
 """Publication II Table 2: how well a confidence map predicts the classification rate.
 
-Seed ``000_3ea404f3c4f2e30a.txt`` §3.2, Fig. 7 and Table 2 (Alasalmi et al.
+Alasalmi (2020) §3.2, Fig. 7 and Table 2 (Alasalmi et al.
 2016, Publication II of the thesis): naive Bayes on multiply imputed data
 (Rubin's rules give each prediction a total uncertainty ``T``), a support-vector
 regression ``f(T) = CR`` trained by Monte-Carlo cross-validation

@@ -2,21 +2,33 @@
 
 A folder holds::
 
-    reproduction.toml   # what is reproduced, its sizes, metric units, figures
+    reproduction.toml   # what is reproduced, its sizes, metric units and uncertainty
     paper.csv           # the paper's numbers (one value a line, citing its source)
-    thresholds.toml     # agreement the full size reaches; the quick size's, loosened
     quick.toml, ...     # the study specs of each size and block
 
 ``reproduction.toml``::
 
     [reproduction]
     title = "..."
-    source = "004_bfebc07763fe5d27.txt"       # the seed file
+    paper = "Phelps & Woolford (2021), Platt's scaling after undersampling ..."
+    source = "..."                             # the source text's file name (provenance; not shown)
     tables = "Section 3, Tables 1-4"
+    data_sets = ["mushroom"]                   # real data sets it reads (data dir)
     figures = "Figs. 3-5"
     row = ["block", "dataset", "classifier"]  # columns of paper.csv naming a row
     quick_seconds = 150                        # measured run times (loaded machine)
     full_seconds = 1500
+
+    [sizes]                                    # the sizes each run uses, in words
+    quick = "20 000 calibration rows, 100 000 test rows"
+    full = "..."
+
+    [blocks]                                   # plain-language names of blocks
+    cal1e5 = "Tables 1-2 (10^5 calibration rows)"
+
+    [labels]                                   # plain-language names of other ids
+    cal1e5 = "Tables 1-2: 10^5 calibration rows"
+    ps = "Platt scaling"
 
     [runs.quick]                               # block -> spec, per size
     cal1e5 = "quick.toml"
@@ -26,6 +38,10 @@ A folder holds::
     [metrics.RMSE]                             # the paper's metric name
     cube = "rmse_true"                         # a cube metric (bayescal.cube.schema)
     scale = 1e4                                # paper value = cube value x scale
+    [metrics.RMSE.uncertainty]                 # the paper's standard error (verdict.py)
+    kind = "relative"
+    fraction = 0.05
+    reason = "..."
 
     [[figures]]
     name = "fig3"
@@ -36,7 +52,10 @@ A folder holds::
 
 ``paper.csv`` columns: the ``row`` columns, ``method`` (a scenario name of the
 specs), ``metric`` (a key of ``[metrics]``), ``value`` (as printed) and
-``source`` (file, section and table).
+``source`` (section and table). A metric of claims (``claims = true``: what the
+paper states in words) has, instead of a number, the quoted ``statement`` and
+``holds_if`` (``"<= 1.05"``: when our measured figure bears the statement out)
+on each line, ``value`` left empty.
 
 A block that is not a study (a regression table, a multi-label experiment, a
 figure's curve) names a Python function instead of a spec::
@@ -65,6 +84,7 @@ from pathlib import Path
 from typing import Any
 
 from bayescal.cube.schema import metric_info
+from bayescal.reproduce.verdict import claim_holds, validate_uncertainty
 
 __all__ = ["DEFAULT_ROOT", "FUNCTION_PREFIX", "Reproduction", "list_reproductions",
            "load_reproduction", "resolve_function"]
@@ -77,7 +97,6 @@ _DIRECTIONS = ("lower", "higher")
 
 #: Prefix of a block that names a Python function (``python:module:function``).
 FUNCTION_PREFIX = "python:"
-_THRESHOLDS = ("best_share", "pairs_share", "ratio_median", "ratio_mean")
 
 
 @dataclass(frozen=True)
@@ -94,10 +113,23 @@ class Reproduction:
     runs: dict[str, dict[str, Path | str]]
     metrics: dict[str, dict[str, Any]]
     paper: list[dict[str, str]]
-    thresholds: dict[str, dict[str, dict[str, Any]]]
     figure_specs: tuple[dict[str, Any], ...] = ()
     quick_seconds: float | None = None
     full_seconds: float | None = None
+    citation: str = ""
+    needs_data: bool = False
+    datasets: tuple[str, ...] = ()
+    sizes: dict[str, str] | None = None
+    labels: dict[str, str] | None = None
+    blocks: dict[str, str] | None = None
+
+    def label(self, key: Any) -> str:
+        """The plain-language name of an id (a data set, method), else the id."""
+        return (self.labels or {}).get(str(key), str(key))
+
+    def block_label(self, block: Any) -> str:
+        """The plain-language name of a block (``[blocks]``, else ``[labels]``)."""
+        return (self.blocks or {}).get(str(block), self.label(block))
 
     def ranking(self, label: str) -> dict[str, Any]:
         """How the metric ``label`` ranks methods: ``lower_is_better`` and ``target``.
@@ -167,7 +199,7 @@ def load_reproduction(name: str, *, root: str | Path | None = None) -> Reproduct
                          "Run `bayescal reproduce --list`.")
     meta = tomllib.loads(meta_path.read_text())
     head = meta.get("reproduction", {})
-    for key in ("title", "source", "tables", "row"):
+    for key in ("title", "paper", "source", "tables", "row"):
         if key not in head:
             raise _fail(meta_path, f"reproduction.{key}", "missing")
     if "block" not in head["row"]:
@@ -197,9 +229,15 @@ def load_reproduction(name: str, *, root: str | Path | None = None) -> Reproduct
                         f"{m['direction']!r} is not one of {_DIRECTIONS}")
         if "cube" in m:
             metric_info(m["cube"])  # a registered cube metric (ValueError otherwise)
-        elif "direction" not in m and "target" not in m:
+        elif "direction" not in m and "target" not in m and not m.get("claims"):
             raise _fail(meta_path, f"metrics.{label}",
                         "name a `cube` metric, or a `direction` or `target` (function blocks)")
+        if not m.get("claims"):
+            try:
+                validate_uncertainty(m.get("uncertainty"), f"metrics.{label}.uncertainty")
+            except ValueError as exc:
+                raise ValueError(f"{meta_path}: {exc} (the paper's standard error, "
+                                 "see bayescal.reproduce.verdict)") from None
     paper = _read_paper(folder / "paper.csv", tuple(head["row"]), metrics)
     blocks = {line["block"] for line in paper}
     for size, by_block in runs.items():
@@ -207,22 +245,17 @@ def load_reproduction(name: str, *, root: str | Path | None = None) -> Reproduct
             if block not in blocks:
                 raise _fail(meta_path, f"runs.{size}.{block}",
                             f"no line of paper.csv has this block; its blocks: {sorted(blocks)}")
-    th_path = folder / "thresholds.toml"
-    thresholds = tomllib.loads(th_path.read_text()) if th_path.is_file() else {}
-    for size in _SIZES:
-        for label, t in thresholds.get(size, {}).items():
-            if label not in metrics:
-                raise _fail(th_path, f"{size}.{label}", f"unknown metric; known: {list(metrics)}")
-            for key in t:
-                if key not in _THRESHOLDS:
-                    raise _fail(th_path, f"{size}.{label}.{key}",
-                                f"unknown threshold; known: {_THRESHOLDS}")
     return Reproduction(
         id=name, folder=folder, title=head["title"], source=head["source"],
         tables=head["tables"], figures=head.get("figures", ""), row=tuple(head["row"]),
-        runs=runs, metrics=metrics, paper=paper, thresholds=thresholds,
+        runs=runs, metrics=metrics, paper=paper,
         figure_specs=tuple(meta.get("figures", ())),
-        quick_seconds=head.get("quick_seconds"), full_seconds=head.get("full_seconds"))
+        quick_seconds=head.get("quick_seconds"), full_seconds=head.get("full_seconds"),
+        citation=head["paper"], needs_data=bool(head.get("data_sets")),
+        datasets=tuple(head.get("data_sets", ())),
+        sizes=dict(meta.get("sizes", {})), labels={str(k): str(v) for k, v in
+                                                  meta.get("labels", {}).items()},
+        blocks={str(k): str(v) for k, v in meta.get("blocks", {}).items()})
 
 
 def _read_paper(path: Path, row: tuple[str, ...], metrics: dict[str, Any]) -> list[dict[str, str]]:
@@ -237,12 +270,23 @@ def _read_paper(path: Path, row: tuple[str, ...], metrics: dict[str, Any]) -> li
         if line["metric"] not in metrics:
             raise _fail(path, f"line {i}", f"metric {line['metric']!r} not in reproduction.toml "
                         f"[metrics] {list(metrics)}")
+        if not line["source"].strip():
+            raise _fail(path, f"line {i}", "cites no source")
+        if metrics[line["metric"]].get("claims"):
+            if (line.get("value") or "").strip():
+                raise _fail(path, f"line {i}", "a claim carries no number: leave `value` empty "
+                            "and quote the paper's words in `statement`")
+            if not (line.get("statement") or "").strip():
+                raise _fail(path, f"line {i}", "a claim needs the paper's words in `statement`")
+            try:
+                claim_holds(line.get("holds_if") or "", 0.0)
+            except ValueError as exc:
+                raise _fail(path, f"line {i}", str(exc)) from None
+            continue
         try:
             float(line["value"])
         except ValueError:
             raise _fail(path, f"line {i}", f"value {line['value']!r} is not a number") from None
-        if not line["source"].strip():
-            raise _fail(path, f"line {i}", "cites no source")
     return lines
 
 

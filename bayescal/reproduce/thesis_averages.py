@@ -1,4 +1,4 @@
-"""Seed 000 Figs. 12-13: average log loss and MSE over the thesis' real-world sets.
+"""Alasalmi (2020) Figs. 12-13: average log loss and MSE over the thesis' real-world sets.
 
 Function blocks of ``models/reproductions/seed000_figs12_13`` (see
 :mod:`bayescal.reproduce.registry`). The thesis (§3.3.1, Publication IV) shows

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from bayescal.reproduce import agreement, comparison_table
-from bayescal.reproduce.command import check_thresholds
 
 
 def _table():
@@ -83,23 +82,3 @@ def test_comparison_table_prints_ours_at_the_papers_precision():
     t = _table()
     t.loc[0, "ours"] = np.nan
     assert "| failed" in comparison_table(t, row=["r"])
-
-
-def test_thresholds():
-    figures = {"RMSE": {"best_share": 0.5, "pairs_share": 0.9, "ratio_median": 1.3}}
-    assert check_thresholds(figures, {"RMSE": {"best_share": 0.5, "pairs_share": 0.9}}) == []
-    failed = check_thresholds(figures, {"RMSE": {"best_share": 0.6,
-                                                 "ratio_median": [0.9, 1.1]}})
-    assert len(failed) == 2 and "best method matched in 50%" in failed[0]
-
-
-def test_ratio_mean_of_claims_is_the_share_that_hold():
-    # a table of claims: the paper states each (1), ours 1 where it holds
-    t = pd.DataFrame({"claim": list("abcd"), "method": "text", "paper": 1.0,
-                      "ours": [1.0, 0.0, 1.0, 1.0]})
-    a = agreement(t, row=["claim"], target=1.0)
-    assert a.ratio_mean == 0.75
-    figures = {"c": a.as_dict()}
-    assert check_thresholds(figures, {"c": {"ratio_mean": [0.7, 1.0]}}) == []
-    assert check_thresholds(figures, {"c": {"ratio_mean": [0.8, 1.0]}}) == [
-        "c: mean ratio 0.750 outside [0.8, 1.0]"]

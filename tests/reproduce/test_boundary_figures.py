@@ -68,4 +68,8 @@ def test_reproduction_is_registered():
     rep = load_reproduction("seed003_figs6_11_14")
     assert set(rep.runs["quick"]) == {"fig6", "fig11", "fig14"}
     assert "fig9" in rep.runs["full"]
-    assert all(line["source"].startswith("003 ") for line in rep.paper)
+    assert all(line["source"].startswith("§6.") for line in rep.paper)  # section cited
+    assert all(line["statement"] and line["holds_if"] for line in rep.paper)  # claims
+    # no GMM line cites Fig. 8 (its panels are the ten real-world sets, none is GMM)
+    assert not [line for line in rep.paper if line["dataset"].startswith("gmm")
+                and "Fig. 8" in line["source"]]

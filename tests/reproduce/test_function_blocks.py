@@ -30,6 +30,7 @@ def broken(out, n_jobs=None):
 META = '''
 [reproduction]
 title = "toy"
+paper = "Doe (2020), A toy"
 source = "000_x.txt"
 tables = "Table 2"
 row = ["block", "dataset"]
@@ -42,10 +43,18 @@ mcar = "python:toyrep_{tag}:{fn}"
 
 [metrics.slope]
 target = 1.0
+[metrics.slope.uncertainty]
+kind = "absolute"
+se = 0.05
+reason = "stated"
 
 [metrics.sigma]
 direction = "lower"
 scale = 100
+[metrics.sigma.uncertainty]
+kind = "absolute"
+se = 0.5
+reason = "stated"
 '''
 
 PAPER = """block,dataset,method,metric,value,source
@@ -64,8 +73,6 @@ def _make(tmp_path, monkeypatch, fn="table", meta=META):
     folder.mkdir(parents=True)
     (folder / "reproduction.toml").write_text(meta.format(tag=tag, fn=fn))
     (folder / "paper.csv").write_text(PAPER)
-    (folder / "thresholds.toml").write_text("[quick.slope]\nbest_share = 1.0\n"
-                                            "[quick.sigma]\npairs_share = 1.0\n")
     return folder.parent
 
 
@@ -76,14 +83,19 @@ def test_function_block_runs_and_is_compared(tmp_path, monkeypatch):
                                        "--out", str(out)])
     assert result.exit_code == 0, result.output
     record = json.loads((out / "agreement.json").read_text())
-    # slope ranks by |value - 1|: paper a (0.05) beats b (0.10); ours a (0.1) beats b (0.3)
-    assert record["agreement"]["slope"]["best_matched"] == 1
-    # sigma is scaled by 100 before comparing: ours 2 and 5 against the paper's 1.5 and 6
-    sigma = record["agreement"]["sigma"]
-    assert sigma["pairs_in_order"] == 1
-    assert sigma["ratio_min"] == pytest.approx(5 / 6) and sigma["ratio_max"] == pytest.approx(4 / 3)
+    checks = {c["name"]: c for c in record["all_checks"]}
+    # slope: tolerance 2 sqrt(2) 0.05 = 0.141: a 0.9 (paper 0.95) agrees, b 1.3 (1.10) not;
+    # the paper's |1 - value| 0.05 and 0.10 are not separated beyond 2 sqrt(2) 0.05: no order
+    assert checks["mcar, slope: values"]["measured"].startswith("1 of 2")
+    assert "mcar, slope: order" not in checks
+    # sigma is scaled by 100 first: ours 2 and 5 against 1.5 and 6 (tolerance 1.41): both
+    # agree, and the order (1.5 < 6, separated by more than 2 sqrt(2) 0.5) is kept
+    assert checks["mcar, sigma: values"]["holds"] and checks["mcar, sigma: order"]["holds"]
+    assert record["verdict"] == "partly reproduced (2 of 3 checks)"
+    assert record["failing_checks"] == ["mcar, slope: values"]
     assert record["figures"] == ["block_mcar/curve.png"]
-    assert "paper | bayescal" in result.output
+    assert "Verdict: partly reproduced (2 of 3 checks)" in result.output
+    assert "<< differs" in result.output
 
 
 def test_function_block_missing_column_is_named(tmp_path, monkeypatch):
@@ -99,6 +111,7 @@ def test_function_block_missing_column_is_named(tmp_path, monkeypatch):
     ("nothere", None, "has no function 'nothere'"),
     ("table", ("target = 1.0", 'direction = "up"'), "metrics.slope.direction"),
     ("table", ("target = 1.0", ""), "name a `cube` metric, or a `direction` or `target`"),
+    ("table", ('se = 0.05\n', ""), "metrics.slope.uncertainty.se: missing"),
 ])
 def test_bad_function_blocks_name_the_key(tmp_path, monkeypatch, fn, meta_edit, match):
     meta = META if meta_edit is None else META.replace(*meta_edit)

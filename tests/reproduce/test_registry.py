@@ -19,7 +19,9 @@ def test_every_reproduction_loads_and_its_specs_parse(shared_data_env):
                  if not str(spec).startswith(FUNCTION_PREFIX)]
         for spec in specs:
             load_spec(spec)
-        assert rep.thresholds.get("quick"), f"{rep.id} has no quick thresholds"
+        assert rep.citation and "txt" not in rep.citation, rep.id  # author, year, title
+        for label, m in rep.metrics.items():  # every number has the paper's uncertainty
+            assert m.get("claims") or m["uncertainty"]["reason"], (rep.id, label)
         if specs:
             methods = {line["method"] for line in rep.paper}
             scenarios = {s.name for spec in specs for s in load_spec(spec).scenarios}
@@ -61,8 +63,12 @@ def test_no_reproductions_folder(tmp_path):
     (lambda d: (d / "reproduction.toml").write_text(
         (d / "reproduction.toml").read_text().replace('row = ["block", ', "row = [")),
      "must name the 'block' column"),
-    (lambda d: (d / "thresholds.toml").write_text("[quick.RMSE]\nbest = 1\n"),
-     "quick.RMSE.best: unknown threshold"),
+    (lambda d: (d / "reproduction.toml").write_text(
+        (d / "reproduction.toml").read_text().replace('kind = "relative"', 'kind = "guess"', 1)),
+     "metrics.RMSE.uncertainty.kind: 'guess' is not one of"),
+    (lambda d: (d / "reproduction.toml").write_text(
+        (d / "reproduction.toml").read_text().replace("fraction = 0.1\n", "", 1)),
+     "metrics.RMSE.uncertainty.fraction: missing"),
     (lambda d: (d / "paper.csv").write_text(
         (d / "paper.csv").read_text().replace(",4.51,", ",n/a,", 1)), "is not a number"),
 ])
