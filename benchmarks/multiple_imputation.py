@@ -75,7 +75,7 @@ def main(argv=None):
             idx = np.random.default_rng(0).permutation(len(y))[:2000]
             tr, te = idx[: len(idx) // 2], idx[len(idx) // 2 :]
 
-            def run(model):
+            def run(model, X=X, y=y, tr=tr, te=te):
                 return model.fit(X[tr], y[tr]).predict_proba(X[te])[:, 1]
 
             t_simple, p_simple = _cpu(lambda: run(make_pipeline(SimpleImputer(), lr())), args.repeats)
@@ -85,7 +85,7 @@ def main(argv=None):
                 args.repeats,
             )
 
-            def imputer_only():
+            def imputer_only(X=X, tr=tr, te=te):
                 for seed in range(m):
                     imp = imputer(seed)
                     imp.fit_transform(X[tr])
