@@ -24,7 +24,7 @@ __all__ = [
 EMPTY_BIN_RULES = ("interpolate", "prior", "center")
 
 #: From this many scores, equal-width bins are counted and looked up by the
-#: one-pass numba kernels of :mod:`bayescal.calibration._binning_kernel` (the
+#: one-pass numba kernels of :mod:`bayescal.metrics._binning_kernel` (the
 #: same bins and sums as the NumPy path below).
 KERNEL_MIN_SCORES = 50_000
 
@@ -70,7 +70,7 @@ def histogram_bin_sums(
     """
     n_bins = edges.shape[0] - 1
     if _use_kernel(scores.shape[0], "uniform" if uniform else "quantile", kernel):
-        from bayescal.calibration._binning_kernel import bin_scale, histogram_sums
+        from bayescal.metrics._binning_kernel import bin_scale, histogram_sums
 
         if targets.dtype != np.int64:
             targets = np.ascontiguousarray(targets, dtype=np.float64)
@@ -106,7 +106,7 @@ def histogram_bin_proba(
     columns in one pass, the NumPy path stacks them (identical values).
     """
     if _use_kernel(scores.shape[0], "uniform" if uniform else "quantile", kernel):
-        from bayescal.calibration._binning_kernel import bin_scale, histogram_lookup
+        from bayescal.metrics._binning_kernel import bin_scale, histogram_lookup
 
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         out = np.empty((scores.shape[0], 2))

@@ -9,16 +9,22 @@ reliability curve always agree on which sample lies in which bin.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from bayescal.validation import check_choice, check_positive_int, describe_bad_values
 
 __all__ = ["BinStatistics", "BINNING_STRATEGIES", "bin_edges", "bin_statistics", "assign_bins",
-           "assign_bins_compact"]
+           "assign_bins_compact", "binary_bin_statistics"]
 
 #: Names accepted by ``strategy``.
 BINNING_STRATEGIES = ("uniform", "quantile")
+
+#: From this many scores, equal-width bins are formed and summed in one numba
+#: pass (:mod:`bayescal.metrics._binning_kernel`; the same bins and sums as the
+#: NumPy path, which imports no compiler for small inputs).
+KERNEL_MIN_SCORES = 20_000
 
 
 def bin_edges(
@@ -204,11 +210,75 @@ def bin_statistics(
     """
     _reject_nan(outcomes, "outcomes")
     edges = bin_edges(scores, n_bins, strategy)
-    idx = assign_bins(scores, edges)
+    if strategy == "uniform" and scores.shape[0] >= KERNEL_MIN_SCORES:
+        from bayescal.metrics._binning_kernel import bin_scale, score_bin_sums
+
+        count, score_sum, positives = score_bin_sums(
+            np.ascontiguousarray(scores, dtype=np.float64),
+            np.ascontiguousarray(outcomes, dtype=np.float64),
+            edges,
+            bin_scale(edges),
+        )
+        return _from_sums(edges, count, score_sum, positives)
+    idx = assign_bins_compact(scores, edges)
     m = edges.shape[0] - 1
     count = np.bincount(idx, minlength=m).astype(np.int64)
     score_sum = np.bincount(idx, weights=scores, minlength=m)
     positives = np.bincount(idx, weights=outcomes.astype(np.float64), minlength=m)
+    return _from_sums(edges, count, score_sum, positives)
+
+
+def binary_bin_statistics(y: Any, proba: Any, n_bins: int = 10) -> BinStatistics | None:
+    """:func:`bin_statistics` of a binary ``(y, proba)`` pair read in one pass, or None.
+
+    The fast path of the binned metrics on large binary inputs: equal-width
+    bins of the positive-class probability ``proba`` (1-D float64) against
+    ``y == 1`` (1-D integer or boolean labels), the checks and the sums in one
+    numba pass. The result is the one :func:`bin_statistics` gives (the same
+    bins, the sums added in the same order).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels.
+    proba : array-like of shape (n,)
+        Positive-class probabilities.
+    n_bins : int, default=10
+        Number of bins.
+
+    Returns
+    -------
+    BinStatistics or None
+        None when the pair is not of that form (other dtypes or shapes, fewer
+        than :data:`KERNEL_MIN_SCORES` rows) or fails a check (a probability
+        outside [0, 1] or NaN, a label other than 0/1): the caller then takes
+        the general path, whose checks word the error.
+    """
+    if not (isinstance(y, np.ndarray) and isinstance(proba, np.ndarray)):
+        return None
+    if (
+        proba.ndim != 1
+        or y.ndim != 1
+        or proba.dtype != np.float64
+        or y.dtype.kind not in "biu"
+        or proba.shape[0] != y.shape[0]
+        or proba.shape[0] < KERNEL_MIN_SCORES
+    ):
+        return None
+    from bayescal.metrics._binning_kernel import bin_scale, binary_bin_sums
+
+    edges = bin_edges(proba, n_bins, "uniform")
+    valid, count, score_sum, positives = binary_bin_sums(
+        np.ascontiguousarray(proba), np.ascontiguousarray(y), edges, bin_scale(edges)
+    )
+    if not valid:
+        return None
+    return _from_sums(edges, count, score_sum, positives)
+
+
+def _from_sums(
+    edges: np.ndarray, count: np.ndarray, score_sum: np.ndarray, positives: np.ndarray
+) -> BinStatistics:
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_score = np.where(count > 0, score_sum / count, np.nan)
         observed_rate = np.where(count > 0, positives / count, np.nan)

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from bayescal.metrics._inputs import check_labels_and_proba
-from bayescal.metrics.binning import bin_statistics
-from bayescal.validation import check_choice
+from bayescal.metrics.binning import BinStatistics, bin_statistics, binary_bin_statistics
+from bayescal.validation import check_choice, check_positive_int
 
 __all__ = [
     "CALIBRATION_KINDS",
@@ -130,11 +130,7 @@ def expected_calibration_error(
     >>> round(expected_calibration_error(y, p, n_bins=2), 4)
     0.2375
     """
-    labels, P = check_labels_and_proba(y, proba)
-    pairs = event_scores(labels, P, kind)
-    return float(
-        np.mean([bin_statistics(s, o, n_bins, strategy).expected_gap() for s, o in pairs])
-    )
+    return float(np.mean([b.expected_gap() for b in _binned_events(y, proba, n_bins, strategy, kind)]))
 
 
 def maximum_calibration_error(
@@ -174,6 +170,23 @@ def maximum_calibration_error(
     >>> round(maximum_calibration_error([0, 0, 1, 1], [0.1, 0.3, 0.7, 0.75], n_bins=2), 4)
     0.275
     """
+    return float(max(b.maximum_gap() for b in _binned_events(y, proba, n_bins, strategy, kind)))
+
+
+def _binned_events(
+    y: Any, proba: Any, n_bins: int, strategy: str, kind: str
+) -> list[BinStatistics]:
+    """Bin statistics of each event of ``kind``: the one path of ECE and MCE.
+
+    Large binary inputs in equal-width bins are checked and binned in one
+    pass (:func:`bayescal.metrics.binning.binary_bin_statistics`, the same
+    statistics); anything else, or any input that fails that pass's checks,
+    goes through the full validation, which words the error.
+    """
+    if kind == "binary" and strategy == "uniform":
+        check_positive_int(n_bins, "n_bins")
+        fast = binary_bin_statistics(y, proba, n_bins)
+        if fast is not None:
+            return [fast]
     labels, P = check_labels_and_proba(y, proba)
-    pairs = event_scores(labels, P, kind)
-    return float(max(bin_statistics(s, o, n_bins, strategy).maximum_gap() for s, o in pairs))
+    return [bin_statistics(s, o, n_bins, strategy) for s, o in event_scores(labels, P, kind)]

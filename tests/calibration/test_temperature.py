@@ -183,6 +183,7 @@ def test_fit_with_the_fused_pass_equals_the_numpy_fit(monkeypatch):
     z = rng.normal(size=(3000, 4)) * 2.0
     y = (np.cumsum(np.exp(z / 1.5), axis=1) / np.exp(z / 1.5).sum(axis=1, keepdims=True)
          > rng.uniform(size=(3000, 1))).argmax(axis=1)
+    monkeypatch.setattr(temperature, "FUSED_MIN_LOGITS", z.size + 1)
     numpy_fit = TemperatureScaling(input="decision").fit(z, y)
     monkeypatch.setattr(temperature, "FUSED_MIN_LOGITS", 1)
     fused_fit = TemperatureScaling(input="decision").fit(z, y)

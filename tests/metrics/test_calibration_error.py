@@ -124,3 +124,65 @@ def test_calibrated_draws_have_ece_within_sampling_noise(seed, n_bins, strategy,
         p = rng.beta(a, b, size=n)
         y = rng.binomial(1, p)
         assert expected_calibration_error(y, p, n_bins, strategy) < 2.0 * np.sqrt(n_bins / n)
+
+
+# -- the one-pass path of large binary inputs (regression guard) ------------
+
+
+def _large_binary(n=30_000, seed=11):
+    rng = np.random.default_rng(seed)
+    p = rng.beta(2.0, 3.0, size=n)
+    p[:50] = np.linspace(0.0, 1.0, 50)  # edge values 0.1, 0.2, ... land on bin edges
+    y = (rng.uniform(size=n) < p**1.3).astype(np.int64)
+    return y, p
+
+
+def _ece_by_bincount(y, p, n_bins):
+    # independent reference: the NumPy bins of bayescal.metrics.binning, by hand
+    from bayescal.metrics.binning import assign_bins, bin_edges
+
+    idx = assign_bins(p, bin_edges(p, n_bins))
+    count = np.bincount(idx, minlength=n_bins)
+    gap = np.abs(np.bincount(idx, weights=(y == 1).astype(float), minlength=n_bins)
+                 - np.bincount(idx, weights=p, minlength=n_bins))
+    return float(np.sum(gap[count > 0]) / y.size), float(np.max((gap / np.maximum(count, 1))[count > 0]))
+
+
+@pytest.mark.parametrize("n_bins", [1, 10, 15, 40])
+def test_regression_guard_one_pass_binary_ece_equals_the_general_path(monkeypatch, n_bins):
+    from bayescal.metrics import binning
+
+    y, p = _large_binary()
+    fast = (expected_calibration_error(y, p, n_bins), maximum_calibration_error(y, p, n_bins))
+    assert binning.binary_bin_statistics(y, p, n_bins) is not None  # the fast path ran
+    monkeypatch.setattr(binning, "KERNEL_MIN_SCORES", 10**9)  # NumPy bins, full checks
+    assert binning.binary_bin_statistics(y, p, n_bins) is None
+    general = (expected_calibration_error(y, p, n_bins), maximum_calibration_error(y, p, n_bins))
+    assert fast == general  # bit for bit: same bins, sums added in the same order
+    assert fast == pytest.approx(_ece_by_bincount(y, p, n_bins), rel=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint32, np.int64])
+def test_one_pass_path_reads_every_integer_label_dtype(dtype):
+    y, p = _large_binary()
+    assert expected_calibration_error(y.astype(dtype), p) == expected_calibration_error(
+        y.astype(float), p  # float labels take the general path
+    )
+
+
+@pytest.mark.parametrize(
+    "spoil, match",
+    [
+        (lambda y, p: p.__setitem__(7, np.nan), "NaN"),
+        (lambda y, p: p.__setitem__(29_999, 1.5), r"must be <= 1"),
+        (lambda y, p: p.__setitem__(0, -0.25), r"must be >= 0"),
+        (lambda y, p: y.__setitem__(12_345, 2), "out of range"),
+        (lambda y, p: y.__setitem__(3, -1), "negative"),
+    ],
+)
+def test_one_pass_path_rejects_bad_input_with_the_general_message(spoil, match):
+    y, p = _large_binary()
+    spoil(y, p)
+    for metric in (expected_calibration_error, maximum_calibration_error):
+        with pytest.raises(ValueError, match=match):
+            metric(y, p)

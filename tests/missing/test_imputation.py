@@ -118,7 +118,9 @@ def test_confidence_map_predicts_classification_rate(name):
     [
         ({"n_imputations": 1}, None, ValueError,
          "'n_imputations' parameter of MultipleImputationClassifier must be an int in the range "
-         r"\[2, inf\)\. Got 1 instead"),
+         r"\[2, inf\) or a str among \{'auto'\}\. Got 1 instead"),
+        ({"mc_tolerance": 0.0}, None, ValueError, r"'mc_tolerance' parameter.*\(0\.0, 0\.5\]"),
+        ({"max_imputations": 1}, None, ValueError, "'max_imputations' parameter"),
         ({"imputer": "mice"}, None, TypeError, "'imputer' parameter"),
         ({"random_state": "seed"}, None, ValueError, "'random_state' parameter"),
         ({"training": "bagged"}, None, ValueError, "'training' parameter.*Got 'bagged' instead"),
@@ -176,3 +178,92 @@ def test_confidence_map_bad_parameters(kwargs, error, match):
     y = np.array([0, 0, 1, 1] * 10)
     with pytest.raises(error, match=match):
         ConfidenceMap(GaussianNB(), **kwargs).fit(X, y)
+
+
+# -- Monte-Carlo error of the pooled probabilities (issue 27) -----------------
+
+
+def test_monte_carlo_error_is_the_standard_error_of_the_mean():
+    from bayescal.missing import monte_carlo_error
+
+    layers = np.array([[[0.2, 0.8]], [[0.4, 0.6]], [[0.9, 0.1]]])  # m = 3, one row
+    var = np.var([0.2, 0.4, 0.9], ddof=1)
+    np.testing.assert_allclose(monte_carlo_error(layers), [[np.sqrt(var / 3)] * 2])
+
+
+def test_identical_rows_agree_within_the_reported_monte_carlo_error(iris_missing):
+    from bayescal.missing import MonteCarloErrorWarning
+
+    X, y = iris_missing
+    clf = MultipleImputationClassifier(
+        GaussianNB(), n_imputations=6, imputer=FAST_IMPUTER, random_state=0
+    ).fit(X, y)
+    copies = np.tile([[np.nan, 3.0, np.nan, np.nan]], (30, 1))  # 30 identical incomplete rows
+    with pytest.warns(MonteCarloErrorWarning, match=r"About \d+ imputations"):
+        proba, error = clf.predict_proba_with_error(np.vstack([X, copies]))
+    proba, error = proba[len(y):], error[len(y):]
+    assert np.ptp(proba, axis=0).max() > 0.05  # the draws differ row by row ...
+    # ... and the reported error is the spread of the pooled value over rows
+    spread = proba.std(axis=0, ddof=1)
+    reported = np.sqrt(np.mean(error**2, axis=0))
+    assert np.all((spread > 0.5 * reported) & (spread < 2.0 * reported))
+    assert np.all(np.abs(proba - proba.mean(axis=0)) <= 4.5 * reported)
+
+
+def test_no_warning_when_the_error_is_within_tolerance(iris_missing, recwarn):
+    X, y = iris_missing
+    clf = MultipleImputationClassifier(
+        GaussianNB(), n_imputations=3, imputer=FAST_IMPUTER, random_state=0
+    ).fit(X, y)
+    complete = X[~np.isnan(X).any(axis=1)]
+    proba, error = clf.predict_proba_with_error(complete)  # stacked: B = 0 on complete rows
+    assert error.max() < 1e-12
+    assert not [w for w in recwarn.list if "Monte-Carlo" in str(w.message)]
+
+
+def test_auto_chooses_enough_imputations_for_the_tolerance(iris_missing):
+    X, y = iris_missing
+    fitted = {}
+    for tolerance in (0.12, 0.06):
+        clf = MultipleImputationClassifier(
+            GaussianNB(), n_imputations="auto", imputer=FAST_IMPUTER, mc_tolerance=tolerance,
+            random_state=0,
+        ).fit(X, y)
+        assert len(clf.imputers_) == clf.n_imputations_ >= 10
+        _, error = clf.predict_proba_with_error(X)  # fresh draws of the training rows
+        assert error.max() <= 1.3 * tolerance
+        fitted[tolerance] = clf.n_imputations_
+    # m grows as 1 / tolerance^2: half the tolerance, four times the imputations
+    assert 3.0 <= fitted[0.06] / fitted[0.12] <= 5.0
+
+
+def test_auto_warns_when_max_imputations_is_too_few(iris_missing):
+    from bayescal.missing import MonteCarloErrorWarning
+
+    X, y = iris_missing
+    with pytest.warns(MonteCarloErrorWarning, match="max_imputations=12"):
+        clf = MultipleImputationClassifier(
+            GaussianNB(), n_imputations="auto", imputer=FAST_IMPUTER, mc_tolerance=0.001,
+            max_imputations=12, random_state=0,
+        ).fit(X, y)
+    assert clf.n_imputations_ == 12
+
+
+def test_regression_guard_integer_m_keeps_its_seeds():
+    # imputer l and the classifier get the children of SeedSequence(base).spawn(m + 1)
+    clf = MultipleImputationClassifier(GaussianNB(), n_imputations=4, random_state=3)
+    base = np.random.RandomState(3).randint(0, 2**31 - 1)
+    spawned = np.random.SeedSequence(int(base)).spawn(5)
+    assert clf._seeds(4) == [int(c.generate_state(1)[0]) for c in spawned]
+
+
+def test_per_imputation_complete_rows_do_vary(iris_missing):
+    """The Notes: B > 0 on complete rows with per_imputation (m classifiers)."""
+    X, y = iris_missing
+    clf = MultipleImputationClassifier(
+        GaussianNB(), n_imputations=4, imputer=FAST_IMPUTER, training="per_imputation",
+        random_state=0,
+    ).fit(X, y)
+    complete = ~np.isnan(X).any(axis=1)
+    layers = clf.predict_proba_per_imputation(X[complete])
+    assert np.var(layers, axis=0, ddof=1).max() > 1e-4

@@ -11,7 +11,10 @@ strictly below the score) whatever the rounding of the guess, and no binary
 search or per-edge pass over the scores is needed. :func:`histogram_sums`
 accumulates the per-bin weight and weighted target in input order, as
 ``np.bincount`` does (the same sums, bit for bit); :func:`histogram_lookup`
-reads each score's bin value.
+reads each score's bin value. :func:`score_bin_sums` adds the per-bin summed
+score (the sums behind ECE, MCE and the reliability curve), and
+:func:`binary_bin_sums` does so while it checks a binary ``(y, proba)`` pair,
+so that a metric reads a valid input once.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ configure_numba_cache()  # before numba compiles: caches go to the user's cache 
 
 from numba import njit  # noqa: E402
 
-__all__ = ["bin_scale", "histogram_lookup", "histogram_sums"]
+__all__ = ["bin_scale", "binary_bin_sums", "histogram_lookup", "histogram_sums", "score_bin_sums"]
 
 #: Up to this many bins a score's bin is the count of inner edges below it
 #: (a fixed, branch-free loop of comparisons); beyond, the arithmetic guess.
@@ -102,3 +105,49 @@ def histogram_lookup(scores, edges, scale, values, out):
         out[i, 0] = 1.0 - v
         out[i, 1] = v
     return out
+
+
+@njit(cache=True)
+def score_bin_sums(scores, outcomes, edges, scale):
+    """Per-bin count, summed score and summed outcome of validated scores.
+
+    The adds run in input order with one accumulator per bin, as
+    ``np.bincount(index, weights=...)`` does: the same sums bit for bit.
+    """
+    m = edges.shape[0] - 1
+    by_count = m <= _COUNT_MAX_BINS
+    count = np.zeros(m, dtype=np.int64)
+    score_sum = np.zeros(m)
+    outcome_sum = np.zeros(m)
+    for i in range(scores.shape[0]):
+        v = scores[i]
+        k = _bin(v, edges, scale, by_count)
+        count[k] += 1
+        score_sum[k] += v
+        outcome_sum[k] += outcomes[i]
+    return count, score_sum, outcome_sum
+
+
+@njit(cache=True)
+def binary_bin_sums(proba, labels, edges, scale):
+    """:func:`score_bin_sums` of ``proba`` against ``labels == 1``, checking as it goes.
+
+    ``valid`` is False as soon as a probability lies outside [0, 1] (NaN
+    included) or a label is neither 0 nor 1; the caller then runs the full
+    checks, which word the error. The sums are those of :func:`score_bin_sums`.
+    """
+    m = edges.shape[0] - 1
+    by_count = m <= _COUNT_MAX_BINS
+    count = np.zeros(m, dtype=np.int64)
+    score_sum = np.zeros(m)
+    outcome_sum = np.zeros(m)
+    for i in range(proba.shape[0]):
+        v = proba[i]
+        label = labels[i]
+        if not (v >= 0.0 and v <= 1.0) or (label != 0 and label != 1):
+            return False, count, score_sum, outcome_sum
+        k = _bin(v, edges, scale, by_count)
+        count[k] += 1
+        score_sum[k] += v
+        outcome_sum[k] += 1.0 if label == 1 else 0.0
+    return True, count, score_sum, outcome_sum
