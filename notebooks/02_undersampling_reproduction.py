@@ -93,8 +93,9 @@ def methods(pi0: float) -> dict:
         "PS": PlattCalibrator(target_smoothing=False),
         "PS logit": PlattCalibrator(input="logit", target_smoothing=False, clip=1e-12),
         # UBRE: the smoothness criterion mgcv::gam (used by the paper) applies to a binomial.
-        "PS GAM": LogisticGAMCalibrator(criterion="ubre"),
-        "PS logit GAM": LogisticGAMCalibrator(input="logit", criterion="ubre", clip=1e-12),
+        "PS GAM": LogisticGAMCalibrator(criterion="ubre", target_smoothing=False),
+        "PS logit GAM": LogisticGAMCalibrator(input="logit", criterion="ubre", clip=1e-12,
+                                              target_smoothing=False),
         "analytical": UndersamplingCorrection(pi0=pi0),
         "isotonic": IsotonicCalibrator(),
     }

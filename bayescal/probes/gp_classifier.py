@@ -457,7 +457,8 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
             fits.append(fit)
             ards.append(ard)
             notes.append(note)
-            label = self.classes_[k].item() if n_classes > 2 else None
+            label = self.classes_[k] if n_classes > 2 else None
+            label = label.item() if isinstance(label, np.generic) else label  # object labels stay
             collapse += collapse_failures(yk, fit.result, label=label)
         thetas = [f.theta_full for f in fits]
         self.ard_ = np.array(ards)

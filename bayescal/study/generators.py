@@ -5,7 +5,8 @@ function under an allowed package would let a spec call whatever that package
 offers — scikit-learn's test helpers run Python source given as an argument,
 ``sklearn.datasets.dump_svmlight_file`` writes a file at a path of the
 caller's choosing — so a generator must be one of the functions listed here
-(``DESIGN.md``, "Safety"): bayescal's synthetic generators and
+(``DESIGN.md``, "Safety"): bayescal's synthetic generators, the thesis' data sets as
+it defines them (read from the data directory), and
 scikit-learn's public ``make_*``/``load_*`` functions that return a
 classification data set without touching the disk or the network. Packages the
 person running the study adds with ``--allow-module`` are trusted as a whole:
@@ -33,6 +34,9 @@ GENERATORS: tuple[str, ...] = (
     "bayescal.datasets.make_gmm",
     "bayescal.datasets.make_thesis_synthetic",
     "bayescal.datasets.make_undersampling_simulation",
+    # the thesis' multi-class sets as it defines them, read from the data directory
+    "bayescal.reproduce.thesis_sets.ecoli_four_classes",
+    "bayescal.reproduce.thesis_sets.wholesale_region",
     "sklearn.datasets.load_breast_cancer",
     "sklearn.datasets.load_digits",
     "sklearn.datasets.load_iris",
