@@ -42,7 +42,8 @@ from typing import Any
 import numpy as np
 from scipy.special import expit, gammaln
 
-__all__ = ["GLMProblem", "LogisticGLM", "laplace_glm_draws", "newton_mode"]
+__all__ = ["GLMProblem", "LogisticGLM", "gaussian_draws_at_mode", "laplace_glm_draws",
+           "newton_mode"]
 
 #: Rows of the design processed at once when the log density is evaluated at many draws.
 _CHUNK_ELEMENTS = 4_000_000
@@ -366,6 +367,23 @@ def laplace_glm_draws(
         raise RuntimeError(
             f"Laplace approximation failed: {err} Use inference='nuts'."
         ) from None
+    rng, z, thetas = gaussian_draws_at_mode(mode, neg_hessian, n_draws, seed)
+    check = pareto_smoothed_check(glm.log_density_many(thetas), -0.5 * (z * z).sum(axis=1), rng)
+    at_mode = {name: values[0] for name, (values, _) in problem.outputs(mode[None]).items()}
+    return _tree(problem, thetas[check.indices]), at_mode, check.pareto_k
+
+
+def gaussian_draws_at_mode(
+    mode: np.ndarray, neg_hessian: np.ndarray, n_draws: int, seed: int
+) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
+    """Draws of the Laplace approximation ``N(mode, H^{-1})`` (``H`` the negative Hessian).
+
+    Returns the generator (for the importance check that follows), the standard
+    normal ``z`` of shape ``(n_draws, d)`` and the draws ``mode + V diag(1/sqrt(lambda)) z``
+    (covariance ``H^{-1}``). Raises ``RuntimeError`` naming the remedy when ``H``
+    is not positive definite at the mode. Shared by the NumPy GLM path and the
+    compiled PyMC path (:mod:`bayescal.probes.sampling`).
+    """
     eigval, eigvec = np.linalg.eigh(neg_hessian)
     if not np.all(np.isfinite(eigval)) or eigval.min() <= 0:
         raise RuntimeError(
@@ -375,7 +393,4 @@ def laplace_glm_draws(
         )
     rng = np.random.default_rng(seed)
     z = rng.standard_normal((n_draws, mode.size))
-    thetas = mode + (z / np.sqrt(eigval)) @ eigvec.T
-    check = pareto_smoothed_check(glm.log_density_many(thetas), -0.5 * (z * z).sum(axis=1), rng)
-    at_mode = {name: values[0] for name, (values, _) in problem.outputs(mode[None]).items()}
-    return _tree(problem, thetas[check.indices]), at_mode, check.pareto_k
+    return rng, z, mode + (z / np.sqrt(eigval)) @ eigvec.T

@@ -542,17 +542,9 @@ def _laplace_draws(program: _LaplaceProgram, data, *, n_draws, seed):
     opt = minimize(neg_logp_and_grad, x0, jac=True, method="L-BFGS-B", options={"maxiter": 5000})
     mode = opt.x
     hess = _numerical_hessian(lambda x: neg_logp_and_grad(x)[1], mode)
-    eigval, eigvec = np.linalg.eigh(hess)
-    if not np.all(np.isfinite(eigval)) or eigval.min() <= 0:
-        raise RuntimeError(
-            "Laplace approximation failed: the Hessian of the negative log-posterior at the "
-            f"mode is not positive definite (smallest eigenvalue {eigval.min():.3g}). "
-            "Use inference='nuts'."
-        )
-    # Draws x = mode + V diag(1/sqrt(lambda)) z have covariance H^{-1}.
-    rng = np.random.default_rng(seed)
-    z = rng.standard_normal((n_draws, mode.size))
-    flat = mode + (z / np.sqrt(eigval)) @ eigvec.T
+    from bayescal.probes.laplace_glm import gaussian_draws_at_mode
+
+    rng, z, flat = gaussian_draws_at_mode(mode, hess, n_draws, seed)
     idata, _, pareto_k = _checked_draws(program, flat, -0.5 * (z * z).sum(axis=1), rng)
     at_mode = fn(*unravel(mode))[1 + len(value_vars) :]
     mode_values = {rv.name: np.asarray(v) for rv, v in zip(rvs, at_mode, strict=True)}

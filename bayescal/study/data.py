@@ -73,19 +73,12 @@ def check_dataset_source(source: str, data_dir: str | os.PathLike[str] | None) -
         raise ValueError(f"unknown dataset {source!r}: {exc}") from None
 
 
-def _label_matches(wanted: Any, name: str) -> bool:
-    if str(wanted) == name:
-        return True
-    try:
-        return float(wanted) == float(name)
-    except (TypeError, ValueError):
-        return False
-
-
 def _codes_of(labels: tuple[Any, ...], class_names: tuple[str, ...], what: str) -> list[int]:
+    from bayescal.datasets.loaders import _same_label  # the loader's own label rule
+
     codes = []
     for lab in labels:
-        hits = [k for k, name in enumerate(class_names) if _label_matches(lab, name)]
+        hits = [k for k, name in enumerate(class_names) if _same_label(lab, name)]
         if not hits:
             raise ValueError(f"{what}: label {lab!r} is not a class of the dataset; "
                              f"classes: {list(class_names)}")
