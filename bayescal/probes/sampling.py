@@ -62,6 +62,12 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   default mode here (Numba linker) ``pm.sample`` *without* ``nuts_sampler``
   silently switches to nutpie when nutpie is installed (PyMC 6.4,
   ``pymc/sampling/mcmc.py``), recompiling on every call.
+* ``sampler="numpyro"`` and ``sampler="blackjax"`` call PyMC's JAX
+  samplers (``pm.sample(..., nuts_sampler="numpyro" | "blackjax")``,
+  :mod:`bayescal.probes.jax_nuts`): the same probes on a GPU or TPU where
+  JAX has one. JAX is optional (``pip install "bayescal[jax]"``) and
+  imported only when asked for. PyMC bakes the data into the JAX program,
+  so every fit compiles again; on CPU see ``benchmarks/nuts_ess.py``.
 * ``inference="advi"`` runs mean-field ADVI (``pm.fit``) and
   ``inference="laplace"`` a Laplace approximation: the posterior mode and
   the inverse Hessian of the negative log-density in the unconstrained
@@ -127,7 +133,7 @@ __all__ = [
 ]
 
 INFERENCES = ("nuts", "advi", "laplace")
-SAMPLERS = ("nutpie", "nutpie-c", "pymc")
+SAMPLERS = ("nutpie", "nutpie-c", "pymc", "numpyro", "blackjax")
 
 #: ``_parameter_constraints`` entries of the sampler settings that every Bayesian
 #: estimator passes on to :func:`sample_posterior` (checked by scikit-learn's
@@ -165,7 +171,8 @@ class PosteriorFit:
     seconds : float
         Wall time of the fit (compilation included when it happened).
     sampler : str
-        ``"nutpie"``, ``"pymc"``, ``"advi"`` or ``"laplace"``.
+        ``"nutpie"``, ``"nutpie-c"``, ``"pymc"``, ``"numpyro"``, ``"blackjax"``, ``"advi"``
+        or ``"laplace"``.
     compiled : bool
         True when this call compiled a nutpie model (a cache miss).
     mode : dict or None
@@ -376,6 +383,13 @@ def _sample_nuts(
         compiled, fresh = _compiled_nutpie(builder, data, hyper, sampler)
         idata = nutpie.sample(compiled, cores=cores, seed=seed, progress_bar=False, **common)
         return idata, fresh
+    if sampler in ("numpyro", "blackjax"):
+        from bayescal.probes.jax_nuts import require_jax, sample_jax_nuts
+
+        require_jax(sampler)  # before building the model: a missing package is said first
+        model = builder(data, **hyper)
+        idata = sample_jax_nuts(model, sampler=sampler, seed=seed, **common)
+        return idata, False
     import pymc as pm
 
     if _in_daemon_process():
@@ -617,10 +631,13 @@ def sample_posterior(
         compiled-model cache key).
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         NUTS, mean-field ADVI (``pm.fit``) or a Laplace approximation.
-    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "pymc", "numpyro", "blackjax"}, default="nutpie"
         NUTS implementation (``inference="nuts"`` only): nutpie with a
         compile-once cache on PyTensor's Numba backend or (``"nutpie-c"``)
-        on its disk-cached C backend, or ``pm.sample(..., nuts_sampler="pymc")``.
+        on its disk-cached C backend, ``pm.sample(..., nuts_sampler="pymc")``,
+        or PyMC's JAX samplers ``pm.sample(..., nuts_sampler="numpyro")`` /
+        ``"blackjax"`` (optional packages; they run on a GPU where JAX has
+        one; :mod:`bayescal.probes.jax_nuts`).
     draws, tune, chains : int
         Posterior draws and tuning steps per chain, number of chains. ADVI and
         Laplace return ``draws * chains`` independent draws in one chain.
@@ -648,6 +665,9 @@ def sample_posterior(
     ------
     ValueError
         For an unknown ``inference``/``sampler`` or non-positive counts.
+    ImportError
+        For ``sampler="numpyro"``/``"blackjax"`` where JAX or the sampler's
+        library is not installed (the message says what to install).
 
     Notes
     -----
