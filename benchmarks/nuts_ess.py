@@ -7,6 +7,9 @@ same chains, draws and tuning steps (2 x (1000 + 1000) by default), one BLAS thr
 * ``bayescal nutpie``: ``BayesianLogisticRegression(sampler="nutpie")`` (the default);
 * ``bayescal numpyro``: ``BayesianLogisticRegression(sampler="numpyro")``, i.e. PyMC's JAX
   translation of the same model sampled by ``pm.sample(nuts_sampler="numpyro")``;
+* ``nutpie numpy-grad`` (a prototype, not in the library): nutpie's NUTS on a hand-written
+  NumPy log density and gradient of the same posterior (:func:`numpy_gradient_nutpie_fitter`),
+  to measure what a cheaper gradient would buy;
 * ``numpyro direct``: a hand-written numpyro model of the same posterior (the inputs scaled
   the same way, Cauchy priors of the same scales: 2.5 on the slopes, 10 on the intercept),
   ``numpyro.infer.MCMC(NUTS(model), jit_model_args=True)``, chains one after another
@@ -115,6 +118,73 @@ def numpyro_fitter(draws: int, tune: int, chains: int):
     return fit
 
 
+def numpy_gradient_nutpie_fitter(draws: int, tune: int, chains: int):
+    """Prototype: nutpie's NUTS on a hand-written NumPy log density and gradient.
+
+    The same posterior as :func:`bayescal.probes.logistic.blr_model` (binary, Cauchy priors),
+    with ``eta = c + X beta`` and the gradient ``(sum r, X^T r)``, ``r = y - expit(eta)``: two
+    BLAS matrix-vector products and NumPy's vectorised ``exp``/``log1p`` per evaluation,
+    called from nutpie's Rust sampler through ``nutpie.compiled_pyfunc.from_pyfunc`` (a Python call per
+    gradient; the chains share the GIL outside NumPy's kernels). Not part of the library:
+    it measures what a cheaper gradient would buy.
+    """
+    import nutpie
+    from nutpie.compiled_pyfunc import from_pyfunc
+
+    def fit(X, y, seed):
+        import xarray as xr
+
+        center, scale = scale_inputs(X)
+        Xs = np.ascontiguousarray((X - center) / scale)
+        XT = np.ascontiguousarray(Xs.T)
+        yf = y.astype(np.float64)
+        d = Xs.shape[1]
+        scale2 = np.concatenate([[INTERCEPT_SCALE**2], np.full(d, PRIOR_SCALE**2)])
+
+        def make_logp_fn():
+            def logp(x, **_):
+                eta = Xs @ x[1:]
+                eta += x[0]
+                e = np.exp(-np.abs(eta))
+                value = yf @ eta - np.maximum(eta, 0.0).sum() - np.log1p(e).sum()
+                p = np.where(eta >= 0.0, 1.0, e) / (1.0 + e)
+                r = yf - p
+                grad = np.empty(d + 1)
+                grad[0] = r.sum()
+                grad[1:] = XT @ r
+                value -= np.log1p(x * x / scale2).sum()  # Cauchy priors, up to a constant
+                grad -= 2.0 * x / (scale2 + x * x)
+                return float(value), grad
+
+            return logp
+
+        def make_expand_fn(*_):
+            return lambda x, **__: {"theta": np.asarray(x, dtype=np.float64).copy()}
+
+        def initial_point(seed):
+            return np.random.default_rng(seed).uniform(-2.0, 2.0, size=d + 1)
+
+        model = from_pyfunc(
+            ndim=d + 1,
+            make_logp_fn=make_logp_fn,
+            make_expand_fn=make_expand_fn,
+            expanded_dtypes=[np.dtype("float64")],
+            expanded_shapes=[(d + 1,)],
+            expanded_names=["theta"],
+            make_initial_point_fn=initial_point,
+        )
+        idata = nutpie.sample(model, draws=draws, tune=tune, chains=chains, seed=seed,
+                              progress_bar=False)
+        theta = idata["posterior"]["theta"].values
+        posterior = xr.Dataset({
+            "intercept": (("chain", "draw"), theta[..., 0]),
+            "beta": (("chain", "draw", "feature"), theta[..., 1:]),
+        })
+        return min_bulk_ess(posterior)
+
+    return fit
+
+
 def measure(fit, X, y, repeats: int) -> dict[str, float]:
     rows = []
     for seed in range(repeats):
@@ -140,7 +210,8 @@ def main() -> None:
     parser.add_argument("--tune", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=2)
     parser.add_argument("--methods", nargs="+",
-                        default=["numpyro direct", "bayescal nutpie", "bayescal numpyro"])
+                        default=["numpyro direct", "bayescal nutpie", "bayescal numpyro",
+                                 "nutpie numpy-grad"])
     args = parser.parse_args()
     import jax
 
@@ -150,6 +221,9 @@ def main() -> None:
         "bayescal nutpie": lambda: bayescal_fitter("nutpie", args.draws, args.tune, args.chains),
         "bayescal numpyro": lambda: bayescal_fitter(
             "numpyro", args.draws, args.tune, args.chains
+        ),
+        "nutpie numpy-grad": lambda: numpy_gradient_nutpie_fitter(
+            args.draws, args.tune, args.chains
         ),
     }
     print(f"load average at start: {os.getloadavg()}  (CPUs: {os.cpu_count()})")
