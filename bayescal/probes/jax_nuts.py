@@ -10,8 +10,9 @@ JAX, numpyro and blackjax are optional (``pip install "bayescal[jax]"``) and imp
 when one of these samplers is asked for, so ``import bayescal`` does not pay for them.
 
 How chains run: in parallel across devices (``jax.pmap``) where JAX sees at least one
-device per chain; otherwise numpyro runs them one after another and blackjax vectorises them
-(``jax.vmap``, the only alternative it offers). On a CPU, JAX sees one device unless
+device per chain; otherwise vectorised on one device (``jax.vmap``), except numpyro on a CPU,
+which runs them one after another (a vectorised NUTS step waits for the longest trajectory
+of all chains, which a CPU pays for in full). On a CPU, JAX sees one device unless
 ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` is set before JAX is first imported.
 
 Cost: PyMC bakes the data into the JAX program as constants, so every fit traces and
@@ -65,7 +66,9 @@ def chain_method(sampler: str, chains: int) -> str:
 
     if chains > 1 and jax.local_device_count() >= chains:
         return "parallel"
-    return "sequential" if sampler == "numpyro" else "vectorized"
+    if sampler == "numpyro" and jax.default_backend() == "cpu":
+        return "sequential"
+    return "vectorized"
 
 
 def sample_jax_nuts(

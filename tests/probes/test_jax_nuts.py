@@ -123,3 +123,27 @@ def test_importing_bayescal_does_not_import_jax():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+@pytest.mark.parametrize(
+    "sampler, devices, backend, chains, expected",
+    [
+        ("numpyro", 1, "cpu", 2, "sequential"),
+        ("blackjax", 1, "cpu", 2, "vectorized"),
+        ("numpyro", 1, "gpu", 4, "vectorized"),
+        ("numpyro", 4, "gpu", 4, "parallel"),
+        ("blackjax", 2, "cpu", 2, "parallel"),
+        ("blackjax", 2, "cpu", 1, "vectorized"),
+    ],
+)
+def test_chains_run_in_parallel_only_with_a_device_per_chain(
+    monkeypatch, sampler, devices, backend, chains, expected
+):
+    _require_jax_packages()
+    import jax
+
+    from bayescal.probes.jax_nuts import chain_method
+
+    monkeypatch.setattr(jax, "local_device_count", lambda: devices)
+    monkeypatch.setattr(jax, "default_backend", lambda: backend)
+    assert chain_method(sampler, chains) == expected
