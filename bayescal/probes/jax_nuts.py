@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["JAX_SAMPLERS", "require_jax", "sample_jax_nuts"]
+__all__ = ["JAX_SAMPLERS", "chain_method", "require_jax", "sample_jax_nuts"]
 
 #: The samplers served by this module, and the packages each one needs.
 JAX_SAMPLERS: dict[str, tuple[str, ...]] = {
@@ -60,13 +60,16 @@ def require_jax(sampler: str) -> None:
             ) from exc
 
 
-def chain_method(sampler: str, chains: int) -> str:
-    """How ``chains`` chains run on the devices JAX sees (see the module docstring)."""
-    import jax
+def chain_method(sampler: str, chains: int, n_devices: int, backend: str) -> str:
+    """How ``chains`` chains run on ``n_devices`` devices of JAX's ``backend``.
 
-    if chains > 1 and jax.local_device_count() >= chains:
+    In parallel (``"parallel"``, ``jax.pmap``) with a device per chain; otherwise
+    ``"sequential"`` for numpyro on a CPU and ``"vectorized"`` (``jax.vmap``) else
+    (see the module docstring).
+    """
+    if chains > 1 and n_devices >= chains:
         return "parallel"
-    if sampler == "numpyro" and jax.default_backend() == "cpu":
+    if sampler == "numpyro" and backend == "cpu":
         return "sequential"
     return "vectorized"
 
@@ -106,7 +109,10 @@ def sample_jax_nuts(
         Where JAX or the sampler's library is missing (see :func:`require_jax`).
     """
     require_jax(sampler)
+    import jax
     import pymc as pm
+
+    method = chain_method(sampler, chains, jax.local_device_count(), jax.default_backend())
 
     with model:
         return pm.sample(
@@ -115,7 +121,7 @@ def sample_jax_nuts(
             chains=chains,
             random_seed=seed,
             nuts_sampler=sampler,
-            nuts={"target_accept": target_accept, "chain_method": chain_method(sampler, chains)},
+            nuts={"target_accept": target_accept, "chain_method": method},
             progressbar=False,
             quiet=True,
             compute_convergence_checks=False,
