@@ -7,6 +7,9 @@ same chains, draws and tuning steps (2 x (1000 + 1000) by default), one BLAS thr
 * ``bayescal nutpie``: ``BayesianLogisticRegression(sampler="nutpie")`` (the default);
 * ``bayescal numpyro``: ``BayesianLogisticRegression(sampler="numpyro")``, i.e. PyMC's JAX
   translation of the same model sampled by ``pm.sample(nuts_sampler="numpyro")``;
+* ``bayescal nutpie-glm``: ``BayesianLogisticRegression(sampler="nutpie-glm")``, nutpie's
+  NUTS on the NumPy log posterior of :mod:`bayescal.probes.laplace_glm`
+  (:mod:`bayescal.probes.nutpie_glm`);
 * ``nutpie numpy-grad`` (a prototype, not in the library): nutpie's NUTS on a hand-written
   NumPy log density and gradient of the same posterior (:func:`numpy_gradient_nutpie_fitter`),
   to measure what a cheaper gradient would buy;
@@ -221,6 +224,9 @@ def main() -> None:
         "bayescal nutpie": lambda: bayescal_fitter("nutpie", args.draws, args.tune, args.chains),
         "bayescal numpyro": lambda: bayescal_fitter(
             "numpyro", args.draws, args.tune, args.chains
+        ),
+        "bayescal nutpie-glm": lambda: bayescal_fitter(
+            "nutpie-glm", args.draws, args.tune, args.chains
         ),
         "nutpie numpy-grad": lambda: numpy_gradient_nutpie_fitter(
             args.draws, args.tune, args.chains

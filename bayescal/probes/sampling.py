@@ -133,7 +133,7 @@ __all__ = [
 ]
 
 INFERENCES = ("nuts", "advi", "laplace")
-SAMPLERS = ("nutpie", "nutpie-c", "pymc", "numpyro", "blackjax")
+SAMPLERS = ("nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax")
 
 #: ``_parameter_constraints`` entries of the sampler settings that every Bayesian
 #: estimator passes on to :func:`sample_posterior` (checked by scikit-learn's
@@ -171,8 +171,8 @@ class PosteriorFit:
     seconds : float
         Wall time of the fit (compilation included when it happened).
     sampler : str
-        ``"nutpie"``, ``"nutpie-c"``, ``"pymc"``, ``"numpyro"``, ``"blackjax"``, ``"advi"``
-        or ``"laplace"``.
+        ``"nutpie"``, ``"nutpie-c"``, ``"nutpie-glm"``, ``"pymc"``, ``"numpyro"``,
+        ``"blackjax"``, ``"advi"`` or ``"laplace"``.
     compiled : bool
         True when this call compiled a nutpie model (a cache miss).
     mode : dict or None
@@ -377,19 +377,28 @@ def _sample_nuts(
 ):
     # The arguments nutpie.sample and pm.sample share (by the same names).
     common = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
+    if sampler == "nutpie-glm":
+        problem = getattr(builder, "glm_problem", None)
+        glm = problem(data, **hyper) if problem is not None else None
+        if glm is not None:
+            from bayescal.probes.nutpie_glm import sample_glm_nutpie
+
+            idata = sample_glm_nutpie(glm, seed=seed, cores=cores, **common)
+            return idata, False, "nutpie-glm"
+        sampler = "nutpie"  # no NumPy density for this model: nutpie's compiled graph
     if sampler in ("nutpie", "nutpie-c"):
         import nutpie
 
         compiled, fresh = _compiled_nutpie(builder, data, hyper, sampler)
         idata = nutpie.sample(compiled, cores=cores, seed=seed, progress_bar=False, **common)
-        return idata, fresh
+        return idata, fresh, sampler
     if sampler in ("numpyro", "blackjax"):
         from bayescal.probes.jax_nuts import require_jax, sample_jax_nuts
 
         require_jax(sampler)  # before building the model: a missing package is said first
         model = builder(data, **hyper)
         idata = sample_jax_nuts(model, sampler=sampler, seed=seed, **common)
-        return idata, False
+        return idata, False, sampler
     import pymc as pm
 
     if _in_daemon_process():
@@ -404,7 +413,7 @@ def _sample_nuts(
             compute_convergence_checks=False,
             **common,
         )
-    return idata, False
+    return idata, False, sampler
 
 
 def _sample_advi(builder, data, hyper, *, n_draws, seed, iterations):
@@ -631,13 +640,16 @@ def sample_posterior(
         compiled-model cache key).
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         NUTS, mean-field ADVI (``pm.fit``) or a Laplace approximation.
-    sampler : {"nutpie", "nutpie-c", "pymc", "numpyro", "blackjax"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
         NUTS implementation (``inference="nuts"`` only): nutpie with a
         compile-once cache on PyTensor's Numba backend or (``"nutpie-c"``)
         on its disk-cached C backend, ``pm.sample(..., nuts_sampler="pymc")``,
         or PyMC's JAX samplers ``pm.sample(..., nuts_sampler="numpyro")`` /
         ``"blackjax"`` (optional packages; they run on a GPU where JAX has
-        one; :mod:`bayescal.probes.jax_nuts`).
+        one; :mod:`bayescal.probes.jax_nuts`). ``"nutpie-glm"`` runs nutpie
+        on the NumPy log density of a builder's ``glm_problem`` (binary BLR,
+        the Platt and beta maps; :mod:`bayescal.probes.nutpie_glm`) and is
+        ``"nutpie"`` for any other model (the fit's ``sampler`` says which ran).
     draws, tune, chains : int
         Posterior draws and tuning steps per chain, number of chains. ADVI and
         Laplace return ``draws * chains`` independent draws in one chain.
@@ -712,7 +724,7 @@ def sample_posterior(
     start = time.perf_counter()
     with limit_blas_threads(blas_threads):
         if inference == "nuts":
-            idata, fresh = _sample_nuts(
+            idata, fresh, used = _sample_nuts(
                 builder,
                 data,
                 hyper,
@@ -724,7 +736,6 @@ def sample_posterior(
                 cores=cores,
                 target_accept=float(target_accept),
             )
-            used = sampler
         elif inference == "advi":
             iterations = check_positive_int(advi_iterations, "advi_iterations")
             idata, _, pareto_k = _sample_advi(

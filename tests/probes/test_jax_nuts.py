@@ -137,7 +137,7 @@ def test_every_estimator_takes_the_jax_samplers_and_still_refuses_unknown_ones()
     for cls in (BayesianLogisticRegression, BayesianPlattCalibrator,
                 BayesianDirichletCalibrator, HierarchicalComparison):
         options = cls._parameter_constraints["sampler"][0].options
-        assert {"numpyro", "blackjax"} <= options, cls
+        assert {"numpyro", "blackjax", "nutpie-glm"} <= options, cls
     X, y = _data(30, 0)
     with pytest.raises(ValueError, match="sampler"):
         BayesianLogisticRegression(sampler="numpyr").fit(X, y)
