@@ -62,6 +62,13 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   default mode here (Numba linker) ``pm.sample`` *without* ``nuts_sampler``
   silently switches to nutpie when nutpie is installed (PyMC 6.4,
   ``pymc/sampling/mcmc.py``), recompiling on every call.
+* ``sampler="nutpie-glm"`` runs nutpie's NUTS on the NumPy log posterior
+  and gradient of a builder's ``glm_problem`` (binary BLR, the Platt and
+  beta maps; :mod:`bayescal.probes.nutpie_glm`): nothing is compiled, and a
+  gradient costs a third of the Numba-compiled graph's at n = 10^4, whose
+  elementwise ``log1pexp``/``sigmoid`` are scalar libm calls
+  (``benchmarks/nuts_ess.py``). A model without a ``glm_problem`` runs on
+  ``"nutpie"`` (``PosteriorFit.sampler`` says which ran).
 * ``sampler="numpyro"`` and ``sampler="blackjax"`` call PyMC's JAX
   samplers (``pm.sample(..., nuts_sampler="numpyro" | "blackjax")``,
   :mod:`bayescal.probes.jax_nuts`): the same probes on a GPU or TPU where
