@@ -383,7 +383,7 @@ _COMMON_PARAMS = """pi0 : float or None, default=None
         warning says to use NUTS); at or below it the draws are
         importance-resampled to the posterior. On small calibration sets the
         beta map's Laplace approximation often fails the check.
-    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
         NUTS implementation; nutpie compiles once per process and refits.
         ``"nutpie-c"`` starts faster in a new process (disk-cached C
         modules) but samples these maps with 1.8-7x the CPU

@@ -121,7 +121,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
     inference : {"laplace", "nuts", "advi"}, default="laplace"
         Posterior by a Laplace approximation (the posterior is log-concave),
         NUTS or ADVI (:func:`bayescal.probes.sampling.sample_posterior`).
-    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
         NUTS implementation.
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.

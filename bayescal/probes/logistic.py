@@ -224,7 +224,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         the default 2 x 1000 draws): ``diagnostics_.pareto_k`` above 0.7
         means not converged (a warning says to use NUTS), at or below it the
         draws are importance-resampled to the posterior.
-    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
         NUTS implementation. The default is nutpie with the compile-once cache
         of :mod:`bayescal.probes.sampling`, chosen by measurement
         (``benchmarks/blr.py``: 10-fold BLR, n=1000, d=20, 2 chains x
@@ -249,6 +249,14 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         ``"nutpie-c"`` is the choice for one-off fits in fresh processes
         (see :mod:`bayescal.probes.sampling` for the table). ``"pymc"``
         needs no nutpie compilation step and suits a single small fit.
+        ``"numpyro"`` and ``"blackjax"`` run PyMC's JAX samplers (optional
+        ``bayescal[jax]``; on a GPU where JAX has one), compiling on every
+        fit (:mod:`bayescal.probes.jax_nuts`, ``benchmarks/nuts_ess.py``).
+        ``"nutpie-glm"`` (binary and one-vs-rest models) runs nutpie's NUTS on
+        the NumPy log posterior of :mod:`bayescal.probes.laplace_glm`, with no
+        compilation and a cheaper gradient (:mod:`bayescal.probes.nutpie_glm`,
+        ``benchmarks/nuts_ess.py``); a multinomial model falls back to
+        ``"nutpie"``.
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.
     point_estimate : {"mean", "median"}, default="mean"

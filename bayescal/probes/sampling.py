@@ -62,6 +62,19 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   default mode here (Numba linker) ``pm.sample`` *without* ``nuts_sampler``
   silently switches to nutpie when nutpie is installed (PyMC 6.4,
   ``pymc/sampling/mcmc.py``), recompiling on every call.
+* ``sampler="nutpie-glm"`` runs nutpie's NUTS on the NumPy log posterior
+  and gradient of a builder's ``glm_problem`` (binary BLR, the Platt and
+  beta maps; :mod:`bayescal.probes.nutpie_glm`): nothing is compiled, and a
+  gradient costs a third of the Numba-compiled graph's at n = 10^4, whose
+  elementwise ``log1pexp``/``sigmoid`` are scalar libm calls
+  (``benchmarks/nuts_ess.py``). A model without a ``glm_problem`` runs on
+  ``"nutpie"`` (``PosteriorFit.sampler`` says which ran).
+* ``sampler="numpyro"`` and ``sampler="blackjax"`` call PyMC's JAX
+  samplers (``pm.sample(..., nuts_sampler="numpyro" | "blackjax")``,
+  :mod:`bayescal.probes.jax_nuts`): the same probes on a GPU or TPU where
+  JAX has one. JAX is optional (``pip install "bayescal[jax]"``) and
+  imported only when asked for. PyMC bakes the data into the JAX program,
+  so every fit compiles again; on CPU see ``benchmarks/nuts_ess.py``.
 * ``inference="advi"`` runs mean-field ADVI (``pm.fit``) and
   ``inference="laplace"`` a Laplace approximation: the posterior mode and
   the inverse Hessian of the negative log-density in the unconstrained
@@ -127,7 +140,7 @@ __all__ = [
 ]
 
 INFERENCES = ("nuts", "advi", "laplace")
-SAMPLERS = ("nutpie", "nutpie-c", "pymc")
+SAMPLERS = ("nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax")
 
 #: ``_parameter_constraints`` entries of the sampler settings that every Bayesian
 #: estimator passes on to :func:`sample_posterior` (checked by scikit-learn's
@@ -165,7 +178,8 @@ class PosteriorFit:
     seconds : float
         Wall time of the fit (compilation included when it happened).
     sampler : str
-        ``"nutpie"``, ``"pymc"``, ``"advi"`` or ``"laplace"``.
+        ``"nutpie"``, ``"nutpie-c"``, ``"nutpie-glm"``, ``"pymc"``, ``"numpyro"``,
+        ``"blackjax"``, ``"advi"`` or ``"laplace"``.
     compiled : bool
         True when this call compiled a nutpie model (a cache miss).
     mode : dict or None
@@ -370,12 +384,28 @@ def _sample_nuts(
 ):
     # The arguments nutpie.sample and pm.sample share (by the same names).
     common = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
+    if sampler == "nutpie-glm":
+        problem = getattr(builder, "glm_problem", None)
+        glm = problem(data, **hyper) if problem is not None else None
+        if glm is not None:
+            from bayescal.probes.nutpie_glm import sample_glm_nutpie
+
+            idata = sample_glm_nutpie(glm, seed=seed, cores=cores, **common)
+            return idata, False, "nutpie-glm"
+        sampler = "nutpie"  # no NumPy density for this model: nutpie's compiled graph
     if sampler in ("nutpie", "nutpie-c"):
         import nutpie
 
         compiled, fresh = _compiled_nutpie(builder, data, hyper, sampler)
         idata = nutpie.sample(compiled, cores=cores, seed=seed, progress_bar=False, **common)
-        return idata, fresh
+        return idata, fresh, sampler
+    if sampler in ("numpyro", "blackjax"):
+        from bayescal.probes.jax_nuts import require_jax, sample_jax_nuts
+
+        require_jax(sampler)  # before building the model: a missing package is said first
+        model = builder(data, **hyper)
+        idata = sample_jax_nuts(model, sampler=sampler, seed=seed, **common)
+        return idata, False, sampler
     import pymc as pm
 
     if _in_daemon_process():
@@ -390,7 +420,7 @@ def _sample_nuts(
             compute_convergence_checks=False,
             **common,
         )
-    return idata, False
+    return idata, False, sampler
 
 
 def _sample_advi(builder, data, hyper, *, n_draws, seed, iterations):
@@ -609,10 +639,16 @@ def sample_posterior(
         compiled-model cache key).
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         NUTS, mean-field ADVI (``pm.fit``) or a Laplace approximation.
-    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
         NUTS implementation (``inference="nuts"`` only): nutpie with a
         compile-once cache on PyTensor's Numba backend or (``"nutpie-c"``)
-        on its disk-cached C backend, or ``pm.sample(..., nuts_sampler="pymc")``.
+        on its disk-cached C backend, ``pm.sample(..., nuts_sampler="pymc")``,
+        or PyMC's JAX samplers ``pm.sample(..., nuts_sampler="numpyro")`` /
+        ``"blackjax"`` (optional packages; they run on a GPU where JAX has
+        one; :mod:`bayescal.probes.jax_nuts`). ``"nutpie-glm"`` runs nutpie
+        on the NumPy log density of a builder's ``glm_problem`` (binary BLR,
+        the Platt and beta maps; :mod:`bayescal.probes.nutpie_glm`) and is
+        ``"nutpie"`` for any other model (the fit's ``sampler`` says which ran).
     draws, tune, chains : int
         Posterior draws and tuning steps per chain, number of chains. ADVI and
         Laplace return ``draws * chains`` independent draws in one chain.
@@ -640,6 +676,9 @@ def sample_posterior(
     ------
     ValueError
         For an unknown ``inference``/``sampler`` or non-positive counts.
+    ImportError
+        For ``sampler="numpyro"``/``"blackjax"`` where JAX or the sampler's
+        library is not installed (the message says what to install).
 
     Notes
     -----
@@ -684,7 +723,7 @@ def sample_posterior(
     start = time.perf_counter()
     with limit_blas_threads(blas_threads):
         if inference == "nuts":
-            idata, fresh = _sample_nuts(
+            idata, fresh, used = _sample_nuts(
                 builder,
                 data,
                 hyper,
@@ -696,7 +735,6 @@ def sample_posterior(
                 cores=cores,
                 target_accept=float(target_accept),
             )
-            used = sampler
         elif inference == "advi":
             iterations = check_positive_int(advi_iterations, "advi_iterations")
             idata, _, pareto_k = _sample_advi(

@@ -205,7 +205,7 @@ class HierarchicalComparison(BaseEstimator):
         ``1 / n_folds`` (one run of K-fold CV).
     draws, tune, chains : int, default=1000, 1000, 4
         NUTS draws and tuning steps per chain, chains.
-    sampler : {"nutpie", "nutpie-c", "pymc"}, default="nutpie"
+    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
         NUTS implementation (see :mod:`bayescal.probes.sampling`).
     target_accept : float, default=0.98
         NUTS target acceptance rate. High because the posterior of two or three
