@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["_fmt", "_fmt_p"]
+__all__ = ["format_number", "format_p_value"]
 
 
-def _fmt(value: float) -> str:
+def format_number(value: float) -> str:
+    """A statistic as printed: 4 decimals, scientific below 1e-3 or from 1e5; nan/inf spelled."""
     if value is None or math.isnan(value):
         return "nan"
     if math.isinf(value):
@@ -17,5 +18,6 @@ def _fmt(value: float) -> str:
     return f"{value:.4f}"
 
 
-def _fmt_p(value: float) -> str:
+def format_p_value(value: float) -> str:
+    """A p-value as printed: "<1e-16" at the floor of double precision, scientific below 1e-3."""
     return "<1e-16" if value < 1e-16 else (f"{value:.2e}" if value < 1e-3 else f"{value:.4f}")

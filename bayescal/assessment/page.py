@@ -41,14 +41,14 @@ def figure_svg(fig: Any, alt: str = "calibration curves") -> str:
 
 
 def _cell(value: float | None) -> str:
-    from bayescal.assessment.formatting import _fmt
+    from bayescal.assessment.formatting import format_number
 
-    return "" if value is None else html.escape(_fmt(value))
+    return "" if value is None else html.escape(format_number(value))
 
 
 def assessment_table_html(assessments: list[Any]) -> str:
     """One table: a row per statistic, for each model estimate, interval and p-value."""
-    from bayescal.assessment.formatting import _fmt_p
+    from bayescal.assessment.formatting import format_p_value
 
     first = assessments[0]
     pct = f"{100 * first.level:g}%"
@@ -70,7 +70,7 @@ def assessment_table_html(assessments: list[Any]) -> str:
                 continue
             interval = ("" if s.interval is None else
                         f"[{_cell(s.interval[0])}, {_cell(s.interval[1])}]")
-            pv = "" if s.p_value is None else html.escape(_fmt_p(s.p_value))
+            pv = "" if s.p_value is None else html.escape(format_p_value(s.p_value))
             cells.append(f"<td>{_cell(s.estimate)}</td><td>{interval}</td><td>{pv}</td>")
         ideal = "" if stat.ideal is None else f"{stat.ideal:g}"
         rows.append(f'<tr><td class="label">{html.escape(stat.label)}</td><td>{ideal}</td>'

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from bayescal.assessment._inputs import MIN_SAMPLES
-from bayescal.assessment.formatting import _fmt, _fmt_p
+from bayescal.assessment.formatting import format_number, format_p_value
 from bayescal.validation import (
     check_consistent_length,
     check_fraction,
@@ -173,11 +173,11 @@ class Assessment:
             if s.group != group:
                 group = s.group
                 lines.append(f"  {group}")
-            text = f"    {s.label:<46} {_fmt(s.estimate):>10}"
+            text = f"    {s.label:<46} {format_number(s.estimate):>10}"
             if s.interval is not None:
-                text += f"  [{_fmt(s.interval[0])}, {_fmt(s.interval[1])}]"
+                text += f"  [{format_number(s.interval[0])}, {format_number(s.interval[1])}]"
             if s.p_value is not None:
-                text += f"  p={_fmt_p(s.p_value)}"
+                text += f"  p={format_p_value(s.p_value)}"
             if s.ideal is not None:
                 text += f"  (ideal {s.ideal:g})"
             lines.append(text)
