@@ -97,6 +97,15 @@ def _grouped(y: np.ndarray, p: np.ndarray, n_bins: int
     return expit(z_sum[full] / count[full]), y_sum[full] / count[full], count[full]
 
 
+def _fit_rows(y: np.ndarray, p: np.ndarray, max_rows: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int | None]:
+    """The rows a map is fitted to: as they are, or above ``max_rows`` weighted groups."""
+    if p.shape[0] > max_rows:
+        scores, targets, weights = _grouped(y, p, max_rows // 4)
+        return scores, targets, weights, int(scores.shape[0])
+    return p, y, None, None
+
+
 def _curve_error_draws(calibrator: Any, p: np.ndarray, n_draws: int, chunk: int
                        ) -> dict[str, np.ndarray]:
     """ICI/E50/E90/E_max under each of ``n_draws`` thinned posterior draws of the map."""
@@ -173,17 +182,18 @@ def bayesian_calibration_curve(
     n_statistic_draws = check_positive_int(n_statistic_draws, "n_statistic_draws", minimum=2)
     max_rows = check_positive_int(max_rows, "max_rows", minimum=40)
     seed = np.random.default_rng(random_state).integers(2**31)
-    if p.shape[0] > max_rows:
-        scores, targets, weights = _grouped(y, p, max_rows // 4)
-        n_groups: int | None = int(scores.shape[0])
-    else:
-        scores, targets, weights, n_groups = p, y, None, None
+    scores, targets, weights, n_groups = _fit_rows(y, p, max_rows)
     spline = BayesianSplineCalibrator(
         n_basis=n_basis, inference=inference, draws=draws, random_state=int(seed)
     ).fit(scores, targets, sample_weight=weights)
+    # The recalibration intercept and slope over the rows whose log-odds is finite, as the
+    # Wald fit (logistic_calibration) and rms::val.prob take them: a prediction of exactly
+    # 0 or 1, clipped to a log-odds of +-27.6, would otherwise pull the slope alone.
+    finite = (p > 0.0) & (p < 1.0)
+    platt_rows = _fit_rows(y[finite], p[finite], max_rows)[:3]
     platt = BayesianPlattCalibrator(
         input="logit", inference=inference, draws=draws, random_state=int(seed) + 1
-    ).fit(scores, targets, sample_weight=weights)
+    ).fit(platt_rows[0], platt_rows[1], sample_weight=platt_rows[2])
     lo, hi = float(p.min()), float(p.max())
     grid = np.linspace(lo, hi, GRID_POINTS)
     mean, lower, upper = spline.map_band(grid, prob=level)
