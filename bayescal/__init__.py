@@ -9,6 +9,7 @@ datasets     loaders and synthetic sets with known true probabilities
 metrics      scoring rules, calibration errors, reliability curves
 calibration  frequentist calibrators, reductions, calibration-data generation
 probes       Bayesian reference models (everything with a posterior)
+inference    sampling, approximations and diagnostics under probes and stats
 stats        significance tests
 study        study specs, the grid runner and the result cube
 report       plots, tables and the HTML report
@@ -28,6 +29,7 @@ _SUBPACKAGES = (
     "assessment",
     "calibration",
     "datasets",
+    "inference",
     "metrics",
     "missing",
     "probes",

@@ -60,8 +60,8 @@ VARIANTS = (("original", 0.8), ("original", 0.95), ("centred", 0.95))
 
 
 def main() -> None:
+    from bayescal.inference.diagnostics import PosteriorDiagnosticsWarning
     from bayescal.probes import BayesianBetaCalibrator
-    from bayescal.probes.diagnostics import PosteriorDiagnosticsWarning
 
     class Original(BayesianBetaCalibrator):
         _centre_features = False

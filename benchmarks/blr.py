@@ -32,8 +32,8 @@ import warnings
 import numpy as np
 from sklearn.model_selection import KFold
 
+from bayescal.inference.posterior import PosteriorDiagnosticsWarning, summarize_diagnostics
 from bayescal.probes.logistic import BayesianLogisticRegression, blr_model, scale_inputs
-from bayescal.probes.posterior import PosteriorDiagnosticsWarning, summarize_diagnostics
 from bayescal.threads import limit_blas_threads
 
 

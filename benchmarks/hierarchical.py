@@ -11,7 +11,7 @@ first one). Per process it reports
   compilation of the model included (the issue's goal: under 30 s on 2 cores
   on a warm cache);
 * ``refit``: a second fit on new differences of the same shape (the compiled
-  model is reused, see :mod:`bayescal.probes.sampling`);
+  model is reused, see :mod:`bayescal.inference.sampling`);
 * the peer in the same process: baycomp's Bayesian signed-rank test on the
   dataset means (50000 Monte-Carlo samples), the non-hierarchical answer to the
   same question (baycomp's own hierarchical test needs Stan, not installed),
@@ -24,7 +24,7 @@ refit 2.7 s and 3.9 s, baycomp's signed-rank test 2.8 s and 3.5 s (refit/peer
 The issue's goal (first fit under 30 s on a warm cache) is not met here: a
 profile shows ~70 % of the first fit in nutpie's per-process ``numba.cfunc``
 wrapper of the log-density, which nutpie does not cache on disk (see
-:mod:`bayescal.probes.sampling`). Within a process every later pair of
+:mod:`bayescal.inference.sampling`). Within a process every later pair of
 methods is a refit.
 """
 

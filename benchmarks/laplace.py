@@ -8,7 +8,7 @@ warm-up fit, so that imports and compilation are not counted for anyone):
 
 * ``sklearn LR``: ``LogisticRegression()`` (L-BFGS, L2 penalty) -- a MAP with
   a Gaussian prior, no Hessian, no draws;
-* ``newton mode+hessian``: :func:`bayescal.probes.laplace_glm.newton_mode` on
+* ``newton mode+hessian``: :func:`bayescal.inference.laplace_glm.newton_mode` on
   the exact Cauchy-prior log posterior (the part of a Laplace fit that is a MAP);
 * ``laplace fit``: ``BayesianLogisticRegression(inference="laplace")`` with
   2 x 1000 draws, as a user calls it: input scaling, Newton's mode and Hessian,
@@ -16,7 +16,7 @@ warm-up fit, so that imports and compilation are not counted for anyone):
   against the exact log density at every draw (the O(n d S) part);
 * ``before (compiled)``: the path this replaced -- the PyMC program compiled
   once per structure, L-BFGS, a finite-difference Hessian and one compiled
-  call per draw (:func:`bayescal.probes.sampling._sample_laplace_compiled`),
+  call per draw (:func:`bayescal.inference.sampling._sample_laplace_compiled`),
   same draws; its second fit, compilation excluded. Importance weights are
   computed by it too now (from the log density it already evaluated per draw).
 
@@ -34,8 +34,8 @@ import warnings
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from bayescal.probes import sampling
-from bayescal.probes.laplace_glm import newton_mode
+from bayescal.inference import sampling
+from bayescal.inference.laplace_glm import newton_mode
 from bayescal.probes.logistic import BayesianLogisticRegression, blr_model, scale_inputs
 from bayescal.threads import limit_blas_threads
 

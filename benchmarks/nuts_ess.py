@@ -8,8 +8,8 @@ same chains, draws and tuning steps (2 x (1000 + 1000) by default), one BLAS thr
 * ``bayescal numpyro``: ``BayesianLogisticRegression(sampler="numpyro")``, i.e. PyMC's JAX
   translation of the same model sampled by ``pm.sample(nuts_sampler="numpyro")``;
 * ``bayescal nutpie-glm``: ``BayesianLogisticRegression(sampler="nutpie-glm")``, nutpie's
-  NUTS on the NumPy log posterior of :mod:`bayescal.probes.laplace_glm`
-  (:mod:`bayescal.probes.nutpie_glm`);
+  NUTS on the NumPy log posterior of :mod:`bayescal.inference.laplace_glm`
+  (:mod:`bayescal.inference.nutpie_glm`);
 * ``nutpie numpy-grad`` (a prototype, not in the library): nutpie's NUTS on a hand-written
   NumPy log density and gradient of the same posterior (:func:`numpy_gradient_nutpie_fitter`),
   to measure what a cheaper gradient would buy;
@@ -48,8 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from bayescal.inference.posterior import PosteriorDiagnosticsWarning  # noqa: E402
 from bayescal.probes.logistic import BayesianLogisticRegression, scale_inputs  # noqa: E402
-from bayescal.probes.posterior import PosteriorDiagnosticsWarning  # noqa: E402
 
 PRIOR_SCALE, INTERCEPT_SCALE = 2.5, 10.0
 

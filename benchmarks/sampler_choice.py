@@ -50,7 +50,7 @@ CHILD = textwrap.dedent(
     from bayescal.probes.logistic import BayesianLogisticRegression
     from bayescal.probes.calibration_maps import (
         BayesianBetaCalibrator, BayesianPlattCalibrator, BayesianSplineCalibrator)
-    from bayescal.probes.posterior import PosteriorDiagnosticsWarning
+    from bayescal.inference.posterior import PosteriorDiagnosticsWarning
 
     sampler = sys.argv[1]
     jobs = json.loads(sys.argv[2])

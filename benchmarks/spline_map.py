@@ -35,11 +35,10 @@ import warnings
 
 import numpy as np
 
-from bayescal.probes.calibration_maps import BayesianPlattCalibrator, BayesianSplineCalibrator
-
 # ``summarize_diagnostics`` (the builder's former name) and key access, so that this
 # script also runs on the code before issue 11 (to measure "before").
-from bayescal.probes.posterior import PosteriorDiagnosticsWarning, summarize_diagnostics
+from bayescal.inference.posterior import PosteriorDiagnosticsWarning, summarize_diagnostics
+from bayescal.probes.calibration_maps import BayesianPlattCalibrator, BayesianSplineCalibrator
 
 
 def well_specified(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

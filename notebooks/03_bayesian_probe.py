@@ -43,9 +43,9 @@ from sklearn.model_selection import cross_val_predict, train_test_split
 from sklearn.naive_bayes import GaussianNB
 
 from bayescal.datasets import make_thesis_synthetic
+from bayescal.inference.posterior import PosteriorDiagnosticsWarning
 from bayescal.metrics import probe_distance, rmse_true
 from bayescal.probes import BayesianLogisticRegression, BayesianPlattCalibrator
-from bayescal.probes.posterior import PosteriorDiagnosticsWarning
 from bayescal.report import plot_calibration_map, plot_instance_intervals
 from bayescal.threads import limit_blas_threads
 

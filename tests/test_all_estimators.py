@@ -18,7 +18,7 @@ rows in [0, 1] summing to one); the ``input`` vocabulary (declared once in
 ``_parameter_constraints``, every accepted value fits, ``calibrator_for``
 agrees with it); the posterior API of every Bayesian estimator (``idata_``
 with a posterior, ``predict_interval(prob=...)`` nested around the mean,
-``diagnostics_`` a :class:`~bayescal.probes.diagnostics.PosteriorDiagnostics`);
+``diagnostics_`` a :class:`~bayescal.inference.diagnostics.PosteriorDiagnostics`);
 the bad-input table (NaN, probabilities outside [0, 1], one class, mismatched
 lengths: a ``ValueError`` naming the argument).
 """
@@ -38,8 +38,8 @@ from sklearn.utils import get_tags
 
 from bayescal._discovery import FAST_SETTINGS, REQUIRED_ARGUMENTS, all_estimators, fast_instance
 from bayescal.calibration._scores import calibrator_for
-from bayescal.probes.diagnostics import PosteriorDiagnostics
-from bayescal.probes.posterior import PosteriorPredictiveMixin
+from bayescal.inference.diagnostics import PosteriorDiagnostics
+from bayescal.inference.posterior import PosteriorPredictiveMixin
 from bayescal.validation import SCORE_INPUTS, accepted_inputs
 
 ESTIMATORS = all_estimators()

@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_numba_cache", "threads", "_lazy"),
     ("kernels",),
     ("_compat", "validation"),
+    ("inference",),
     ("datasets", "metrics"),
     ("calibration",),
     ("probes",),

@@ -90,7 +90,7 @@ def test_nutpie_c_falls_back_to_the_numba_backend_on_any_failure(monkeypatch):
     import nutpie
     import pymc as pm
 
-    from bayescal.probes import nutpie_c
+    from bayescal.inference import nutpie_c
 
     def changed(model):
         raise AttributeError("module 'nutpie.compiled_pyfunc' has no attribute 'from_pyfunc'")
@@ -125,7 +125,7 @@ DISTRIBUTION = {"sklearn": "scikit-learn", "arviz_stats": "arviz-stats",
 ADAPTERS = {
     "bayescal/_compat/sklearn.py": "the adapter of scikit-learn's private API",
     "bayescal/_compat/loky.py": "the adapter of loky's private setting",
-    "bayescal/probes/nutpie_c.py": "the adapter of nutpie's callback model",
+    "bayescal/inference/nutpie_c.py": "the adapter of nutpie's callback model",
 }
 
 #: Private modules every estimator may import: scikit-learn's parameter-constraint

@@ -28,9 +28,9 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bayescal._discovery import all_estimators, fast_instance
+from bayescal.inference.posterior import PosteriorPredictiveMixin
 from bayescal.missing import MultipleImputationClassifier
 from bayescal.probes import BayesianGPClassifier, BayesianLogisticRegression
-from bayescal.probes.posterior import PosteriorPredictiveMixin
 
 FAST_MAP = {"inference": "laplace", "draws": 20, "chains": 1, "random_state": 0}
 

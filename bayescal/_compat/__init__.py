@@ -10,6 +10,6 @@ checks it).
 - :mod:`bayescal._compat.sklearn`: the random forest's Cython tree builders.
 - :mod:`bayescal._compat.loky`: loky's memory-leak guard.
 
-nutpie's callback model is wrapped by :mod:`bayescal.probes.nutpie_c`, the
+nutpie's callback model is wrapped by :mod:`bayescal.inference.nutpie_c`, the
 one module that uses it, on the same terms.
 """

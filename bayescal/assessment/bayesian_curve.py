@@ -109,7 +109,7 @@ def _fit_rows(y: np.ndarray, p: np.ndarray, max_rows: int
 def _curve_error_draws(calibrator: Any, p: np.ndarray, n_draws: int, chunk: int
                        ) -> dict[str, np.ndarray]:
     """ICI/E50/E90/E_max under each of ``n_draws`` thinned posterior draws of the map."""
-    from bayescal.probes.posterior import stack_draws
+    from bayescal.inference.posterior import stack_draws
 
     idata = calibrator.idata_
     intercept = stack_draws(idata, "intercept")
@@ -172,11 +172,11 @@ def bayesian_calibration_curve(
     -------
     BayesianCurve
     """
+    from bayescal.inference.posterior import stack_draws
     from bayescal.probes.calibration_maps import (
         BayesianPlattCalibrator,
         BayesianSplineCalibrator,
     )
-    from bayescal.probes.posterior import stack_draws
 
     level = check_fraction(level, "level")
     n_statistic_draws = check_positive_int(n_statistic_draws, "n_statistic_draws", minimum=2)

@@ -145,7 +145,7 @@ def band_coverage_study(truth: str = "wiggle", n_replications: int = 200, n: int
     import warnings
 
     from bayescal.assessment.bayesian_curve import bayesian_calibration_curve
-    from bayescal.probes.diagnostics import PosteriorDiagnosticsWarning
+    from bayescal.inference.diagnostics import PosteriorDiagnosticsWarning
 
     g = CURVED_TRUTH[truth]
     rng = np.random.default_rng(seed)

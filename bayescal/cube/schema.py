@@ -165,7 +165,7 @@ STATUS: dict[str, str] = {
     "failed": "cell raised an error (see the root attribute 'errors')",
     "applicable": "scenario runs for this classifier",
     "converged": "the cell's posterior passed its diagnostics (true where there is no "
-                 "posterior; see bayescal.probes.posterior for the thresholds)",
+                 "posterior; see bayescal.inference.posterior for the thresholds)",
 }
 
 

@@ -1,10 +1,12 @@
 """Bayesian reference probes: everything in bayescal that has a posterior.
 
-Each probe keeps the posterior contract (:mod:`bayescal.probes.posterior`):
+Each probe keeps the posterior contract (:mod:`bayescal.inference.posterior`):
 ``idata_`` (an ArviZ ``xarray.DataTree``), ``predict_proba`` (posterior mean),
 ``predict_interval(X, prob=0.9)`` and ``diagnostics_``, with a
-:class:`PosteriorDiagnosticsWarning` when a posterior fails its diagnostics.
-PyMC, PyTensor and nutpie are imported only when a model is built.
+:class:`~bayescal.inference.PosteriorDiagnosticsWarning` when a posterior fails its diagnostics.
+The sampling, approximations and diagnostics they share live in
+:mod:`bayescal.inference`. PyMC, PyTensor and nutpie are imported only when a
+model is built.
 
 Classifiers
     :class:`BayesianLogisticRegression` (Student-t/Cauchy priors, Gelman et al.
@@ -25,17 +27,8 @@ from bayescal.probes.calibration_maps import (
 from bayescal.probes.dirichlet_map import BayesianDirichletCalibrator
 from bayescal.probes.gp_classifier import BayesianGPClassifier
 from bayescal.probes.logistic import BayesianLogisticRegression
-from bayescal.probes.posterior import (
-    DIAGNOSTIC_THRESHOLDS,
-    PosteriorDiagnostics,
-    PosteriorDiagnosticsWarning,
-    credible_interval,
-    summarize_diagnostics,
-)
-from bayescal.probes.sampling import PosteriorFit, sample_posterior
 
 __all__ = [
-    "DIAGNOSTIC_THRESHOLDS",
     "ABBCalibrator",
     "BBQCalibrator",
     "BayesianBetaCalibrator",
@@ -44,11 +37,5 @@ __all__ = [
     "BayesianLogisticRegression",
     "BayesianPlattCalibrator",
     "BayesianSplineCalibrator",
-    "PosteriorDiagnostics",
-    "PosteriorDiagnosticsWarning",
-    "PosteriorFit",
     "SBBCalibrator",
-    "credible_interval",
-    "sample_posterior",
-    "summarize_diagnostics",
 ]

@@ -63,20 +63,20 @@ from sklearn.utils.validation import check_is_fitted
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.undersampling import undersampling_correction  # noqa: F401
-from bayescal.probes.posterior import (
+from bayescal.inference.posterior import (
     PosteriorPredictiveMixin,
     credible_interval,
     record_diagnostics,
     stack_draws,
 )
-from bayescal.probes.pspline import penalised_spline_design, spline_basis, spline_knots
-from bayescal.probes.sampling import (
+from bayescal.inference.sampling import (
     SAMPLER_CONSTRAINTS,
     STUDENT_T_PRIOR_CONSTRAINTS,
     sample_posterior,
     sampler_settings,
     student_t_prior_hyper,
 )
+from bayescal.probes.pspline import penalised_spline_design, spline_basis, spline_knots
 from bayescal.validation import (
     DEFAULT_CLIP,
     bounded_expit,
@@ -193,15 +193,15 @@ def _map_glm_problem(
     prior_df: float,
     smoothness_scale: float,
 ) -> Any:
-    """:func:`calibration_map_model` as a NumPy :class:`~bayescal.probes.laplace_glm.GLMProblem`.
+    """:func:`calibration_map_model` as a NumPy :class:`~bayescal.inference.laplace_glm.GLMProblem`.
 
     The Platt and beta maps only (``None`` for the spline, whose smoothing
     variance keeps the compiled PyMC path of
-    :func:`bayescal.probes.sampling.sample_posterior`).
+    :func:`bayescal.inference.sampling.sample_posterior`).
     """
     if "B" in data:
         return None
-    from bayescal.probes.laplace_glm import GLMProblem, LogisticGLM
+    from bayescal.inference.laplace_glm import GLMProblem, LogisticGLM
 
     F = np.asarray(data["F"], dtype=float)
     centre = np.asarray(data["centre"], dtype=float) if "centre" in data else None
@@ -376,7 +376,7 @@ _COMMON_PARAMS = """pi0 : float or None, default=None
         Degrees of freedom of the priors (1: Cauchy).
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         Posterior by NUTS, ADVI or a Laplace approximation
-        (:func:`bayescal.probes.sampling.sample_posterior`; the Platt and beta
+        (:func:`bayescal.inference.sampling.sample_posterior`; the Platt and beta
         maps' Laplace mode by Newton's method in NumPy). Laplace and ADVI are
         checked against the exact posterior by Pareto-smoothed importance
         sampling: ``diagnostics_.pareto_k`` above 0.7 means not converged (a
@@ -430,7 +430,7 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
     idata_ : xarray.DataTree
         Posterior of ``intercept`` (a) and ``coef`` (b, dims ``feature``).
     diagnostics_ : PosteriorDiagnostics
-        See :mod:`bayescal.probes.diagnostics`.
+        See :mod:`bayescal.inference.diagnostics`.
 
     Notes
     -----

@@ -20,7 +20,7 @@ posterior mean and a credible interval: a multi-class calibration probe.
 
 The posterior is log-concave (a Gaussian prior times a multinomial-logistic
 likelihood), hence unimodal, which is why the default inference is the
-Laplace approximation (:func:`bayescal.probes.sampling.sample_posterior`);
+Laplace approximation (:func:`bayescal.inference.sampling.sample_posterior`);
 NUTS (nutpie, compiled once per process per ``K``) is one parameter away.
 """
 
@@ -35,8 +35,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration.dirichlet import DIRICHLET_INPUTS, dirichlet_log_probabilities
-from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
-from bayescal.probes.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
+from bayescal.inference.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
+from bayescal.inference.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
 from bayescal.validation import (
     DEFAULT_CLIP,
     bounded_softmax,
@@ -120,7 +120,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         (``n_clipped_``); ``None`` raises on a probability of 0.
     inference : {"laplace", "nuts", "advi"}, default="laplace"
         Posterior by a Laplace approximation (the posterior is log-concave),
-        NUTS or ADVI (:func:`bayescal.probes.sampling.sample_posterior`).
+        NUTS or ADVI (:func:`bayescal.inference.sampling.sample_posterior`).
     sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
         NUTS implementation.
     draws, tune, chains : int, default=1000, 1000, 2
@@ -133,7 +133,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
     idata_ : xarray.DataTree
         Posterior of ``weights`` and ``intercept``.
     diagnostics_ : PosteriorDiagnostics
-        See :mod:`bayescal.probes.diagnostics`.
+        See :mod:`bayescal.inference.diagnostics`.
     n_clipped_ : int
         Entries clipped in ``fit``.
     classes_ : ndarray of shape (K,)

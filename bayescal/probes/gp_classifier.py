@@ -28,6 +28,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.inference.posterior import (
+    PosteriorDiagnosticsWarning,
+    PosteriorPredictiveMixin,
+    credible_interval,
+    record_diagnostics,
+)
 from bayescal.probes.gp_ep import (
     EPConvergenceWarning,
     EPFit,
@@ -42,12 +48,6 @@ from bayescal.probes.gp_hyper import (
     dimension_scaled_prior,
     initial_lengthscale,
     select_kernel,
-)
-from bayescal.probes.posterior import (
-    PosteriorDiagnosticsWarning,
-    PosteriorPredictiveMixin,
-    credible_interval,
-    record_diagnostics,
 )
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
@@ -180,7 +180,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     amplitude_prior : float, default=2.0
         ``HalfNormal(sigma)`` prior of the amplitude ``sigma_f``.
     sampler : {"nutpie", "pymc"}, default="pymc"
-        NUTS implementation (see :func:`bayescal.probes.sampling.sample_posterior`).
+        NUTS implementation (see :func:`bayescal.inference.sampling.sample_posterior`).
     cores : int, default=1
         Chains run at once. One by default: PyMC's multi-process sampling
         recompiles the model in every child process (measured here, n=30 latent
@@ -219,11 +219,11 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         site parameters and the fitted ``lengthscale``/``amplitude`` per latent.
     diagnostics_ : PosteriorDiagnostics
         Max R-hat, min bulk/tail ESS, divergences, sampler, seconds, failures
-        (:mod:`bayescal.probes.diagnostics`). ``ep``: ``sampler="ep"``, NaN
+        (:mod:`bayescal.inference.diagnostics`). ``ep``: ``sampler="ep"``, NaN
         R-hat/ESS, ``extra`` holds ``ep_sweeps``, ``ep_converged``, the
         kernel choice and the optimiser's message; a non-converged EP fails and
         warns (:class:`~bayescal.probes.gp_ep.EPConvergenceWarning`, a
-        :class:`~bayescal.probes.diagnostics.PosteriorDiagnosticsWarning`).
+        :class:`~bayescal.inference.diagnostics.PosteriorDiagnosticsWarning`).
         ``pareto_k`` checks the EP Gaussian against the exact latent posterior
         at the fitted hyper-parameters (the full GP, or the FITC model for
         ``sparse``): the Pareto-smoothed importance weights of the stored
@@ -268,7 +268,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
     log-odds span less than 0.2 while both classes occur, or the leave-one-out
     log predictive density is no better than that of the class frequency, the
     fit is marked failed in ``diagnostics_`` and a
-    :class:`~bayescal.probes.posterior.PosteriorDiagnosticsWarning` is raised
+    :class:`~bayescal.inference.posterior.PosteriorDiagnosticsWarning` is raised
     (:func:`bayescal.probes.gp_hyper.collapse_failures`). With ``K >= 3``
     classes the check runs on each one-vs-rest latent and the message names
     the class; a class the model does discriminate out of sample is never
@@ -477,8 +477,8 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
                 draws[:, k, :] = _draw_ep_posterior(Xs, f, n_draws, rng)
         # the check against the exact latent posterior (at the fitted hyper-parameters):
         # Pareto-smoothed importance weights of the draws, the worst one-vs-rest latent
+        from bayescal.inference.importance import pareto_shape
         from bayescal.probes.gp_ep import ep_importance_log_ratios
-        from bayescal.probes.importance import pareto_shape
 
         pareto_k = max(
             pareto_shape(ep_importance_log_ratios(
@@ -583,7 +583,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         return fit, "fixed hyper-parameter(s)", ard
 
     def _fit_mcmc(self, Xs: np.ndarray, codes: np.ndarray) -> dict[str, Any]:
-        from bayescal.probes.sampling import sample_posterior
+        from bayescal.inference.sampling import sample_posterior
 
         n, d = Xs.shape
         n_classes = self.classes_.size
@@ -773,7 +773,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
 
 
 def _seed(random_state: Any) -> int:
-    from bayescal.probes.sampling import seed_from_random_state
+    from bayescal.inference.sampling import seed_from_random_state
 
     return seed_from_random_state(random_state)
 

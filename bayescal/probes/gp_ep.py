@@ -30,7 +30,7 @@ from scipy.linalg import cho_solve, cholesky, lapack, solve_triangular
 from scipy.optimize import minimize
 from scipy.special import log_ndtr, ndtr
 
-from bayescal.probes.diagnostics import PosteriorDiagnosticsWarning
+from bayescal.inference.diagnostics import PosteriorDiagnosticsWarning
 
 __all__ = [
     "EPConvergenceWarning",
@@ -494,7 +494,7 @@ def ep_importance_log_ratios(f: np.ndarray, y: np.ndarray, tau: np.ndarray,
     Returns
     -------
     ndarray of shape (S,)
-        For :func:`bayescal.probes.importance.pareto_shape`.
+        For :func:`bayescal.inference.importance.pareto_shape`.
     """
     return (log_ndtr(y * f) + 0.5 * tau * f * f - nu * f).sum(axis=1)
 

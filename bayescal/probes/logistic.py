@@ -9,8 +9,8 @@ gives every predicted probability a credible interval.
 Layers: :func:`scale_inputs` (NumPy, the Gelman et al. input scaling),
 :func:`blr_model` (a pure builder returning a ``pm.Model``), and the estimator
 :class:`BayesianLogisticRegression`, which fits through
-:func:`bayescal.probes.sampling.sample_posterior` and predicts through
-:class:`bayescal.probes.posterior.PosteriorPredictiveMixin`.
+:func:`bayescal.inference.sampling.sample_posterior` and predicts through
+:class:`bayescal.inference.posterior.PosteriorPredictiveMixin`.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal.probes.posterior import (
+from bayescal.inference.posterior import (
     POINT_ESTIMATES,
     PosteriorPredictiveMixin,
     record_diagnostics,
     stack_draws,
 )
-from bayescal.probes.sampling import (
+from bayescal.inference.sampling import (
     SAMPLER_CONSTRAINTS,
     STUDENT_T_PRIOR_CONSTRAINTS,
     sample_posterior,
@@ -162,14 +162,14 @@ def _blr_glm_problem(
     n_outputs: int,
     likelihood: str,
 ) -> Any:
-    """:func:`blr_model` as a NumPy :class:`~bayescal.probes.laplace_glm.GLMProblem`.
+    """:func:`blr_model` as a NumPy :class:`~bayescal.inference.laplace_glm.GLMProblem`.
 
     The binary model only (``None`` for the multinomial one, which keeps the
-    compiled PyMC path of :func:`bayescal.probes.sampling.sample_posterior`).
+    compiled PyMC path of :func:`bayescal.inference.sampling.sample_posterior`).
     """
     if likelihood != "bernoulli" or n_outputs != 1:
         return None
-    from bayescal.probes.laplace_glm import GLMProblem, LogisticGLM
+    from bayescal.inference.laplace_glm import GLMProblem, LogisticGLM
 
     X = np.asarray(data["X"], dtype=float)
     glm = LogisticGLM(
@@ -215,7 +215,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         Posterior by NUTS, mean-field ADVI or a Laplace approximation. For
         two classes (and one-vs-rest) Laplace finds the mode by Newton's
         method on the exact log posterior with its analytic gradient and
-        Hessian in NumPy (:mod:`bayescal.probes.laplace_glm`; at n = 10^4 and
+        Hessian in NumPy (:mod:`bayescal.inference.laplace_glm`; at n = 10^4 and
         5 x 10^4, d = 20, the mode and Hessian cost 1.6x and 3.3x
         scikit-learn's ``LogisticRegression``, ``benchmarks/laplace.py``).
         Laplace and ADVI draws are checked against the exact posterior by
@@ -226,7 +226,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         draws are importance-resampled to the posterior.
     sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
         NUTS implementation. The default is nutpie with the compile-once cache
-        of :mod:`bayescal.probes.sampling`, chosen by measurement
+        of :mod:`bayescal.inference.sampling`, chosen by measurement
         (``benchmarks/blr.py``: 10-fold BLR, n=1000, d=20, 2 chains x
         1000 + 1000, one BLAS thread, 2 shared cores): 30.9 s in all (20.6 s
         for the first fold, compilation included, then 1.1 s per fold)
@@ -247,14 +247,14 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         a structure and loses once the process refits that structure about
         3-5 times, as studies do: hence ``"nutpie"`` stays the default and
         ``"nutpie-c"`` is the choice for one-off fits in fresh processes
-        (see :mod:`bayescal.probes.sampling` for the table). ``"pymc"``
+        (see :mod:`bayescal.inference.sampling` for the table). ``"pymc"``
         needs no nutpie compilation step and suits a single small fit.
         ``"numpyro"`` and ``"blackjax"`` run PyMC's JAX samplers (optional
         ``bayescal[jax]``; on a GPU where JAX has one), compiling on every
-        fit (:mod:`bayescal.probes.jax_nuts`, ``benchmarks/nuts_ess.py``).
+        fit (:mod:`bayescal.inference.jax_nuts`, ``benchmarks/nuts_ess.py``).
         ``"nutpie-glm"`` (binary and one-vs-rest models) runs nutpie's NUTS on
-        the NumPy log posterior of :mod:`bayescal.probes.laplace_glm`, with no
-        compilation and a cheaper gradient (:mod:`bayescal.probes.nutpie_glm`,
+        the NumPy log posterior of :mod:`bayescal.inference.laplace_glm`, with no
+        compilation and a cheaper gradient (:mod:`bayescal.inference.nutpie_glm`,
         ``benchmarks/nuts_ess.py``); a multinomial model falls back to
         ``"nutpie"``.
     draws, tune, chains : int, default=1000, 1000, 2
@@ -279,7 +279,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         reference) or K (one-vs-rest).
     diagnostics_ : PosteriorDiagnostics
         R-hat, bulk/tail ESS, divergences, sampler, seconds, failures; see
-        :mod:`bayescal.probes.diagnostics`.
+        :mod:`bayescal.inference.diagnostics`.
     x_center_, x_scale_ : ndarray of shape (d,)
         Input scaling (:func:`scale_inputs`).
     posterior_mode_ : dict or None
@@ -327,7 +327,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
     inconsistency between two computations. ``point_estimate="median"`` gives
     the posterior median, which lies inside every equal-tailed interval (with
     ``K > 2`` classes the per-class medians are renormalised to sum to one,
-    see :func:`bayescal.probes.posterior.point_estimate_of_draws`).
+    see :func:`bayescal.inference.posterior.point_estimate_of_draws`).
     Multinomial probabilities use :func:`bayescal.validation.bounded_softmax`
     (log space; never exactly 0 or 1).
     All posterior draws are used for prediction, so memory grows as
@@ -445,7 +445,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         """One binary model per class; all share one compiled model structure."""
         import xarray as xr
 
-        from bayescal.probes.sampling import seed_from_random_state
+        from bayescal.inference.sampling import seed_from_random_state
 
         base_seed = seed_from_random_state(self.random_state)
         trees, modes, seconds, khats = [], [], 0.0, []

@@ -76,7 +76,7 @@ def evaluate_map(calibrator: Any, grid: Any = None, *, prob: float = 0.9) -> Map
         A fitted binary calibrator. Its band is taken, in this order, from
         ``map_band(grid, prob=prob)`` (the Bayesian calibration maps of
         :mod:`bayescal.probes`), from ``predict_interval(grid, prob)`` with the
-        mean from ``predict_proba`` (any :class:`~bayescal.probes.posterior.
+        mean from ``predict_proba`` (any :class:`~bayescal.inference.posterior.
         PosteriorPredictiveMixin` calibrator, e.g. BBQ), else only the map from
         ``calibration_map(grid)`` or ``predict_proba(grid)[:, 1]``.
         Precomputed values are accepted too: an array of the map on ``grid``,

@@ -2,7 +2,7 @@
 
 The table reads the cube's ``rhat_max``, ``ess_bulk_min`` and ``divergences``
 (NaN where a model is not Bayesian) and applies the thresholds of
-:func:`bayescal.probes.posterior.diagnostic_failures`. The plots take a
+:func:`bayescal.inference.posterior.diagnostic_failures`. The plots take a
 posterior (``idata_``, an ``xarray.DataTree`` with a ``posterior`` group):
 :func:`plot_trace` is ArviZ's ``plot_trace``; :func:`plot_rank_histogram` is a
 rank histogram drawn by hand on one matplotlib axes (ArviZ 1.x draws its rank
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
-    from bayescal.probes.posterior import DiagnosticThresholds
+    from bayescal.inference.posterior import DiagnosticThresholds
 
 __all__ = ["diagnostics_table", "plot_rank_histogram", "plot_trace", "threshold_words",
            "worst_fit"]
@@ -32,8 +32,8 @@ _DIAGNOSTICS = ("rhat_max", "ess_bulk_min", "divergences")
 
 
 def threshold_words(thresholds: DiagnosticThresholds | None = None) -> str:
-    """The failure conditions of :mod:`bayescal.probes.posterior`, in words."""
-    from bayescal.probes.posterior import DiagnosticThresholds
+    """The failure conditions of :mod:`bayescal.inference.posterior`, in words."""
+    from bayescal.inference.posterior import DiagnosticThresholds
 
     th = thresholds or DiagnosticThresholds()
     return (f"R-hat > {th.rhat_max:g}, bulk or tail ESS < {th.ess_min_per_chain:g} per chain, "
@@ -50,7 +50,7 @@ def diagnostics_table(
     metrics : xarray.DataTree or xarray.Dataset
         The result cube or its ``/metrics`` Dataset.
     thresholds : DiagnosticThresholds, optional
-        Limits (default: those of :mod:`bayescal.probes.posterior`, the ones
+        Limits (default: those of :mod:`bayescal.inference.posterior`, the ones
         the estimators apply). The ESS limit is per chain, using the cube's
         ``n_chains`` (one chain where it is missing). Where the cube has the
         ``converged`` variable and no ``thresholds`` are given, the verdict
@@ -73,7 +73,7 @@ def diagnostics_table(
     """
     import pandas as pd
 
-    from bayescal.probes.posterior import diagnostic_failures
+    from bayescal.inference.posterior import diagnostic_failures
 
     ds = metrics_dataset(metrics)
     missing = [v for v in _DIAGNOSTICS if v not in ds]

@@ -299,7 +299,7 @@ def _diagnostic_groups(diag: Any) -> dict[str, Any]:
 
 def _pareto_limit() -> float:
     """The Pareto k̂ above which an approximate posterior fails (0.7 where not defined)."""
-    from bayescal.probes.posterior import DiagnosticThresholds
+    from bayescal.inference.posterior import DiagnosticThresholds
 
     return float(getattr(DiagnosticThresholds(), "pareto_k_max", 0.7))
 

@@ -10,9 +10,9 @@ towards each other, which makes per-dataset estimates more accurate than the
 separate correlated t-tests.
 
 baycomp implements the model in Stan; here it is a PyMC model sampled through
-bayescal's sampling layer (:func:`bayescal.probes.sampling.sample_posterior`,
+bayescal's sampling layer (:func:`bayescal.inference.sampling.sample_posterior`,
 nutpie compiled once per structure), with the posterior diagnostics of
-:mod:`bayescal.probes.posterior`.
+:mod:`bayescal.inference.posterior`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal.probes.posterior import record_diagnostics, stack_draws
-from bayescal.probes.sampling import (
+from bayescal.inference.posterior import record_diagnostics, stack_draws
+from bayescal.inference.sampling import (
     INFERENCES,
     SAMPLERS,
     sample_posterior,
@@ -176,7 +176,7 @@ def draw_dataset_means(
     Returns
     -------
     ndarray of shape (n_draws, n_datasets)
-        In the units of ``x``, draws in :func:`~bayescal.probes.posterior.stack_draws` order.
+        In the units of ``x``, draws in :func:`~bayescal.inference.posterior.stack_draws` order.
     """
     n = x.shape[1]
     delta0 = stack_draws(idata, "delta0")[:, None]
@@ -206,7 +206,7 @@ class HierarchicalComparison(BaseEstimator):
     draws, tune, chains : int, default=1000, 1000, 4
         NUTS draws and tuning steps per chain, chains.
     sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
-        NUTS implementation (see :mod:`bayescal.probes.sampling`).
+        NUTS implementation (see :mod:`bayescal.inference.sampling`).
     target_accept : float, default=0.98
         NUTS target acceptance rate. High because the posterior of two or three
         datasets spans orders of magnitude in ``std0``: on the quick-start cube's
@@ -221,7 +221,7 @@ class HierarchicalComparison(BaseEstimator):
         The posterior (standardised units; see ``scale_``).
     diagnostics_ : dict
         R-hat, ESS, divergences, sampler, seconds, ``converged`` and
-        ``failures`` (:func:`bayescal.probes.posterior.record_diagnostics`).
+        ``failures`` (:func:`bayescal.inference.posterior.record_diagnostics`).
     samples_ : ndarray of shape (n_draws, 3)
         Per posterior draw, the probabilities that the difference on a new
         dataset lies left of, inside or right of the ROPE.

@@ -29,7 +29,7 @@ Cells that cannot be used are never dropped silently. A cell is missing when
 its value is NaN (not applicable to the classifier, not run yet, or failed);
 a cell is unconverged when the cube's ``converged`` variable is False or,
 where the cube has none, when its ``rhat_max`` or ``divergences`` fail the
-thresholds of :class:`bayescal.probes.posterior.DiagnosticThresholds` (NaN
+thresholds of :class:`bayescal.inference.posterior.DiagnosticThresholds` (NaN
 diagnostics, i.e. non-Bayesian cells, pass). By default either raises a
 ``ValueError`` listing the cells; ``missing="drop_datasets"`` excludes every
 dataset with a missing cell, and ``unconverged="missing"`` treats
@@ -125,7 +125,7 @@ def _default_rho(cube: Any, n_folds: int) -> float:
 def _converged(ds: xr.Dataset) -> xr.DataArray | None:
     if "converged" in ds.data_vars:
         return ds["converged"].astype(bool)
-    from bayescal.probes.posterior import DiagnosticThresholds
+    from bayescal.inference.posterior import DiagnosticThresholds
 
     th = DiagnosticThresholds()
     bad = None

@@ -4,7 +4,7 @@ A cell's model is searched (through the wrappers a scenario puts around a
 classifier) for the Bayesian estimator's ``diagnostics_`` and ``idata_``
 (``DESIGN.md``, "Posteriors"). Its diagnostics become cube variables
 (:data:`bayescal.cube.DIAGNOSTICS`); its verdict becomes the cell's
-``converged`` flag, with the thresholds of :mod:`bayescal.probes.posterior`
+``converged`` flag, with the thresholds of :mod:`bayescal.inference.posterior`
 (defined there once, shared with the estimators' own warnings); and, when the
 spec asks for it (``metrics.keep_posteriors``), its draws are thinned to a
 bounded size and stored with the cell.
@@ -65,12 +65,12 @@ def diagnostic_record(diagnostics: Any) -> tuple[dict[str, float], bool, str]:
         The variables of :data:`bayescal.cube.DIAGNOSTICS` (NaN when absent).
     converged : bool
         The estimator's own verdict when it records one (``failures``);
-        otherwise :func:`bayescal.probes.posterior.diagnostic_failures` with
+        otherwise :func:`bayescal.inference.posterior.diagnostic_failures` with
         the shared thresholds.
     failures : str
         The failed diagnostics, ``"; "``-joined (empty when converged).
     """
-    from bayescal.probes.posterior import diagnostic_failures
+    from bayescal.inference.posterior import diagnostic_failures
 
     raw = _as_dict(diagnostics)
     values = {}

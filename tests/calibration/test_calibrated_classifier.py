@@ -333,8 +333,8 @@ def test_dg_degenerate_generated_data_says_so():
 
 
 def test_bayesian_calibrator_exposes_diagnostics_and_interval(binary_data):
+    from bayescal.inference.diagnostics import PosteriorDiagnostics
     from bayescal.probes import BBQCalibrator
-    from bayescal.probes.diagnostics import PosteriorDiagnostics
 
     X, y, X_test = binary_data
     plain = CalibratedClassifier(GaussianNB(), PlattCalibrator(), scenario="cv")

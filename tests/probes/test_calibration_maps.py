@@ -9,6 +9,8 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
+from bayescal.inference.diagnostics import posterior_diagnostics
+from bayescal.inference.posterior import PosteriorDiagnosticsWarning
 from bayescal.probes.calibration_maps import (  # noqa: E402
     BayesianBetaCalibrator,
     BayesianPlattCalibrator,
@@ -16,8 +18,6 @@ from bayescal.probes.calibration_maps import (  # noqa: E402
     calibration_map_model,
     undersampling_correction,
 )
-from bayescal.probes.diagnostics import posterior_diagnostics
-from bayescal.probes.posterior import PosteriorDiagnosticsWarning
 
 GRID = np.linspace(0.02, 0.98, 49)
 FAST = dict(inference="laplace", draws=400, random_state=0)
@@ -143,7 +143,7 @@ def test_posterior_contract():
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::bayescal.probes.posterior.PosteriorDiagnosticsWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.inference.posterior.PosteriorDiagnosticsWarning")
 def test_nuts_same_random_state_same_draws():
     s, y = calibrated(150, 8)
     kwargs = dict(draws=200, tune=300, chains=2, random_state=3)

@@ -20,9 +20,9 @@ from bayescal.calibration.dirichlet import (
     dirichlet_objective,
     identity_parameters,
 )
+from bayescal.inference.posterior import stack_draws
 from bayescal.probes import BayesianDirichletCalibrator
 from bayescal.probes.dirichlet_map import dirichlet_map_model
-from bayescal.probes.posterior import stack_draws
 
 
 def _data(n=250, k=3, seed=0):

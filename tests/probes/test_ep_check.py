@@ -7,9 +7,9 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.special import log_ndtr
 from scipy.stats import multivariate_normal
 
+from bayescal.inference.importance import pareto_shape
 from bayescal.probes import BayesianGPClassifier
 from bayescal.probes.gp_ep import ep_importance_log_ratios, rbf_kernel, run_ep
-from bayescal.probes.importance import pareto_shape
 
 
 def _problem(n=200, amplitude=3.0, seed=0):

@@ -13,9 +13,9 @@ from sklearn.gaussian_process import GaussianProcessClassifier
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 from bayescal.datasets import make_gmm
+from bayescal.inference.posterior import PosteriorDiagnosticsWarning
 from bayescal.probes.gp_classifier import BayesianGPClassifier
 from bayescal.probes.gp_ep import EPConvergenceWarning
-from bayescal.probes.posterior import PosteriorDiagnosticsWarning
 from bayescal.threads import limit_blas_threads
 
 

@@ -15,8 +15,8 @@ from scipy import optimize, stats
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
+from bayescal.inference.posterior import PosteriorDiagnosticsWarning  # noqa: E402
 from bayescal.probes.logistic import BayesianLogisticRegression, scale_inputs  # noqa: E402
-from bayescal.probes.posterior import PosteriorDiagnosticsWarning  # noqa: E402
 
 TRUE_INTERCEPT = -0.5
 TRUE_COEF = np.array([1.0, -0.8, 0.0])

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from bayescal.probes.posterior import PosteriorDiagnosticsWarning
+from bayescal.inference.posterior import PosteriorDiagnosticsWarning
 from bayescal.stats.hierarchical import HierarchicalComparison
 
 ROPE = 0.01

@@ -62,7 +62,7 @@ class StuckPosteriorNB(GaussianNB):
         import numpy as np
         import xarray as xr
 
-        from bayescal.probes.posterior import record_diagnostics
+        from bayescal.inference.posterior import record_diagnostics
 
         super().fit(X, y, sample_weight=sample_weight)
         rng = np.random.default_rng(0)

@@ -8,7 +8,7 @@ import numpy as np
 import pymc as pm
 import pytest
 
-from bayescal.probes.sampling import (  # noqa: E402
+from bayescal.inference.sampling import (  # noqa: E402
     compiled_cache_size,
     model_structure_key,
     sample_posterior,

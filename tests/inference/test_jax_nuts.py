@@ -22,8 +22,8 @@ import types
 import numpy as np
 import pytest
 
+from bayescal.inference.sampling import SAMPLERS
 from bayescal.probes.logistic import BayesianLogisticRegression
-from bayescal.probes.sampling import SAMPLERS
 
 
 def _in_ci() -> bool:
@@ -56,7 +56,7 @@ _FIT_IN_CHILD = """
 import json, sys, warnings
 import numpy as np
 import arviz as az
-from bayescal.probes.diagnostics import PosteriorDiagnosticsWarning
+from bayescal.inference.diagnostics import PosteriorDiagnosticsWarning
 from bayescal.probes.logistic import BayesianLogisticRegression
 
 rng = np.random.default_rng(3)
@@ -145,8 +145,8 @@ def test_every_estimator_takes_the_jax_samplers_and_still_refuses_unknown_ones()
 
 def test_importing_bayescal_does_not_import_jax():
     code = (
-        "import sys, bayescal, bayescal.probes.sampling, bayescal.probes.logistic, "
-        "bayescal.probes.jax_nuts; print(sorted(m for m in ('jax', 'numpyro', 'blackjax') "
+        "import sys, bayescal, bayescal.inference.sampling, bayescal.probes.logistic, "
+        "bayescal.inference.jax_nuts; print(sorted(m for m in ('jax', 'numpyro', 'blackjax') "
         "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -168,6 +168,6 @@ def test_importing_bayescal_does_not_import_jax():
 def test_chains_run_in_parallel_only_with_a_device_per_chain(
     sampler, devices, backend, chains, expected
 ):
-    from bayescal.probes.jax_nuts import chain_method
+    from bayescal.inference.jax_nuts import chain_method
 
     assert chain_method(sampler, chains, devices, backend) == expected

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from bayescal.probes.diagnostics import (
+from bayescal.inference.diagnostics import (
     DIAGNOSTIC_THRESHOLDS,
     DiagnosticThresholds,
     PosteriorDiagnostics,

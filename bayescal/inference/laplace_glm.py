@@ -399,7 +399,7 @@ def laplace_glm_draws(
         When Newton's method fails or the Hessian at the mode is not positive
         definite (the message says to use ``inference='nuts'``).
     """
-    from bayescal.probes.importance import pareto_smoothed_check
+    from bayescal.inference.importance import pareto_smoothed_check
 
     glm = problem.glm
     try:

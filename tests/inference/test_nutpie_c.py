@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bayescal.inference.nutpie_c import compile_nutpie_c
 from bayescal.probes.logistic import BayesianLogisticRegression, blr_model
-from bayescal.probes.nutpie_c import compile_nutpie_c
 
 HYPER = dict(prior_scale=2.5, intercept_scale=10.0, prior_df=1.0, n_outputs=1,
              likelihood="bernoulli")
@@ -162,7 +162,7 @@ def test_default_and_nutpie_c_posterior_means_agree_within_monte_carlo_error():
 
     import arviz as az
 
-    from bayescal.probes.diagnostics import PosteriorDiagnosticsWarning
+    from bayescal.inference.diagnostics import PosteriorDiagnosticsWarning
 
     data = _data(150, 7)
     fits = {}

@@ -1,4 +1,4 @@
-"""Tests of the NumPy Laplace path (bayescal.probes.laplace_glm) against the PyMC models."""
+"""Tests of the NumPy Laplace path (bayescal.inference.laplace_glm) against the PyMC models."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from bayescal.probes import sampling
+from bayescal.inference import sampling
+from bayescal.inference.laplace_glm import newton_mode
 from bayescal.probes.calibration_maps import BayesianPlattCalibrator, calibration_map_model
-from bayescal.probes.laplace_glm import newton_mode
 from bayescal.probes.logistic import BayesianLogisticRegression, blr_model
 
 BLR_HYPER = dict(prior_scale=2.5, intercept_scale=10.0, prior_df=1.0, n_outputs=1,

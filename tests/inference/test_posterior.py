@@ -7,7 +7,7 @@ import pytest
 import xarray as xr
 from scipy import stats
 
-from bayescal.probes.posterior import (
+from bayescal.inference.posterior import (
     DIAGNOSTIC_THRESHOLDS,
     PosteriorDiagnostics,
     PosteriorDiagnosticsWarning,

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from bayescal.cube.schema import DIAGNOSTICS
-from bayescal.probes.calibration_maps import BayesianBetaCalibrator, calibration_map_model
-from bayescal.probes.diagnostics import (
+from bayescal.inference.diagnostics import (
     DIAGNOSTIC_THRESHOLDS,
     PosteriorDiagnosticsWarning,
     diagnostic_failures,
 )
-from bayescal.probes.importance import pareto_smoothed_check
-from bayescal.probes.laplace_glm import laplace_glm_draws, newton_mode
+from bayescal.inference.importance import pareto_smoothed_check
+from bayescal.inference.laplace_glm import laplace_glm_draws, newton_mode
+from bayescal.probes.calibration_maps import BayesianBetaCalibrator, calibration_map_model
 from bayescal.probes.logistic import BayesianLogisticRegression
 from bayescal.study.posteriors import diagnostic_record
 

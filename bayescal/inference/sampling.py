@@ -364,7 +364,7 @@ def _compiled_nutpie(builder, data, hyper, sampler="nutpie") -> tuple[Any, bool]
             if compiled is None:
                 model = builder(data, **hyper)
                 if sampler == "nutpie-c":
-                    from bayescal.probes.nutpie_c import compile_nutpie_c
+                    from bayescal.inference.nutpie_c import compile_nutpie_c
 
                     compiled = compile_nutpie_c(model)
                 else:
@@ -388,7 +388,7 @@ def _sample_nuts(
         problem = getattr(builder, "glm_problem", None)
         glm = problem(data, **hyper) if problem is not None else None
         if glm is not None:
-            from bayescal.probes.nutpie_glm import sample_glm_nutpie
+            from bayescal.inference.nutpie_glm import sample_glm_nutpie
 
             idata = sample_glm_nutpie(glm, seed=seed, cores=cores, **common)
             return idata, False, "nutpie-glm"
@@ -400,7 +400,7 @@ def _sample_nuts(
         idata = nutpie.sample(compiled, cores=cores, seed=seed, progress_bar=False, **common)
         return idata, fresh, sampler
     if sampler in ("numpyro", "blackjax"):
-        from bayescal.probes.jax_nuts import require_jax, sample_jax_nuts
+        from bayescal.inference.jax_nuts import require_jax, sample_jax_nuts
 
         require_jax(sampler)  # before building the model: a missing package is said first
         model = builder(data, **hyper)
@@ -533,7 +533,7 @@ def _sample_laplace(builder, data, hyper, *, n_draws, seed):
     problem = getattr(builder, "glm_problem", None)
     glm = problem(data, **hyper) if problem is not None else None
     if glm is not None:
-        from bayescal.probes.laplace_glm import laplace_glm_draws
+        from bayescal.inference.laplace_glm import laplace_glm_draws
 
         return laplace_glm_draws(glm, n_draws=n_draws, seed=seed)
     return _sample_laplace_compiled(builder, data, hyper, n_draws=n_draws, seed=seed)
@@ -572,7 +572,7 @@ def _laplace_draws(program: _LaplaceProgram, data, *, n_draws, seed):
     opt = minimize(neg_logp_and_grad, x0, jac=True, method="L-BFGS-B", options={"maxiter": 5000})
     mode = opt.x
     hess = _numerical_hessian(lambda x: neg_logp_and_grad(x)[1], mode)
-    from bayescal.probes.laplace_glm import gaussian_draws_at_mode
+    from bayescal.inference.laplace_glm import gaussian_draws_at_mode
 
     rng, z, flat = gaussian_draws_at_mode(mode, hess, n_draws, seed)
     idata, _, pareto_k = _checked_draws(program, flat, -0.5 * (z * z).sum(axis=1), rng)
@@ -586,7 +586,7 @@ def _checked_draws(program: _LaplaceProgram, flat: np.ndarray, log_approx: np.nd
 
     Returns the posterior tree, ``None`` (no mode) and the Pareto shape.
     """
-    from bayescal.probes.importance import pareto_smoothed_check
+    from bayescal.inference.importance import pareto_smoothed_check
 
     model, fn, value_vars, rvs = program.model, program.fn, program.value_vars, program.rvs
     point = model.initial_point()

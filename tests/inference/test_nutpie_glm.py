@@ -7,10 +7,10 @@ import warnings
 import numpy as np
 import pytest
 
-from bayescal.probes.diagnostics import PosteriorDiagnosticsWarning
-from bayescal.probes.laplace_glm import LogisticGLM
+from bayescal.inference.diagnostics import PosteriorDiagnosticsWarning
+from bayescal.inference.laplace_glm import LogisticGLM
+from bayescal.inference.sampling import sample_posterior
 from bayescal.probes.logistic import BayesianLogisticRegression
-from bayescal.probes.sampling import sample_posterior
 
 
 @pytest.mark.parametrize("positive", [False, True])

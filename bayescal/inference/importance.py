@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayescal.probes.diagnostics import DIAGNOSTIC_THRESHOLDS
+from bayescal.inference.diagnostics import DIAGNOSTIC_THRESHOLDS
 
 __all__ = ["MIN_DRAWS", "ImportanceCheck", "pareto_shape", "pareto_smoothed_check"]
 
