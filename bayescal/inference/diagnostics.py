@@ -17,7 +17,7 @@ those fields are NaN ("not applicable"), never a failure. Such fits fail on
 the checks their own method has (EP not converging, a collapsed predictive),
 passed in as ``failures``, and a Laplace or ADVI posterior on its
 Pareto-smoothed importance-sampling check against the exact log density
-(``pareto_k``, :mod:`bayescal.probes.importance`; NaN where not applicable).
+(``pareto_k``, :mod:`bayescal.inference.importance`; NaN where not applicable).
 
 References
 ----------
@@ -298,7 +298,7 @@ def posterior_diagnostics(
         Default :data:`DIAGNOSTIC_THRESHOLDS`.
     pareto_k : float, optional
         The Pareto-smoothed importance-sampling shape of an approximate
-        posterior (:attr:`bayescal.probes.sampling.PosteriorFit.pareto_k`);
+        posterior (:attr:`bayescal.inference.sampling.PosteriorFit.pareto_k`);
         default NaN (not applicable).
 
     Returns

@@ -1,6 +1,6 @@
 """NUTS on JAX: PyMC's numpyro and blackjax samplers behind bayescal's sampling layer.
 
-``sampler="numpyro"`` and ``sampler="blackjax"`` (:func:`bayescal.probes.sampling.sample_posterior`
+``sampler="numpyro"`` and ``sampler="blackjax"`` (:func:`bayescal.inference.sampling.sample_posterior`
 and every Bayesian estimator's ``sampler`` parameter) call
 ``pm.sample(nuts_sampler="numpyro" | "blackjax")``: PyMC translates the model's log density
 into JAX and the chosen library runs NUTS on it, on whatever device JAX finds (CPU, or a

@@ -12,7 +12,7 @@ PyMC builders write it (the same unconstrained parameters, the same
 log-Jacobian of the log transform, the same constants), so that
 :func:`newton_mode` finds the posterior mode in a handful of
 ``O(n p^2)`` steps with no graph compilation and the Hessian at the mode is
-exact rather than a finite difference. :func:`bayescal.probes.sampling.sample_posterior`
+exact rather than a finite difference. :func:`bayescal.inference.sampling.sample_posterior`
 uses it for ``inference="laplace"`` whenever a builder offers a ``glm_problem``.
 
 Notes
@@ -391,7 +391,7 @@ def laplace_glm_draws(
     mode : dict of str to ndarray
         The posterior variables at the mode.
     pareto_k : float
-        The Pareto shape (:func:`bayescal.probes.importance.pareto_smoothed_check`).
+        The Pareto shape (:func:`bayescal.inference.importance.pareto_smoothed_check`).
 
     Raises
     ------
@@ -423,7 +423,7 @@ def gaussian_draws_at_mode(
     normal ``z`` of shape ``(n_draws, d)`` and the draws ``mode + V diag(1/sqrt(lambda)) z``
     (covariance ``H^{-1}``). Raises ``RuntimeError`` naming the remedy when ``H``
     is not positive definite at the mode. Shared by the NumPy GLM path and the
-    compiled PyMC path (:mod:`bayescal.probes.sampling`).
+    compiled PyMC path (:mod:`bayescal.inference.sampling`).
     """
     eigval, eigvec = np.linalg.eigh(neg_hessian)
     if not np.all(np.isfinite(eigval)) or eigval.min() <= 0:

@@ -1,7 +1,7 @@
 """nutpie's NUTS on the NumPy log posterior of the GLM probes (``sampler="nutpie-glm"``).
 
 The GLM probes (binary BLR, the Bayesian Platt and beta maps) describe their posterior
-twice: as a PyMC model and as a :class:`bayescal.probes.laplace_glm.LogisticGLM` (the
+twice: as a PyMC model and as a :class:`bayescal.inference.laplace_glm.LogisticGLM` (the
 builder's ``glm_problem``). nutpie's default path compiles the PyMC graph with Numba, whose
 elementwise ``log1pexp``/``sigmoid`` are scalar libm calls: at n = 10^4 (d = 20) a log
 density and gradient cost 0.47 ms there against 0.15 ms in NumPy, whose ``exp`` is
@@ -30,7 +30,7 @@ def sample_glm_nutpie(
     cores: int,
     target_accept: float,
 ) -> Any:
-    """NUTS draws of a :class:`~bayescal.probes.laplace_glm.GLMProblem` by nutpie.
+    """NUTS draws of a :class:`~bayescal.inference.laplace_glm.GLMProblem` by nutpie.
 
     Parameters
     ----------

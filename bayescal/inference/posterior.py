@@ -12,7 +12,7 @@ This module holds the pieces once: credible intervals of probability draws
 and :class:`PosteriorPredictiveMixin`, which turns a ``_proba_draws`` method
 into ``predict_proba`` and ``predict_interval``. The diagnostics record
 (:class:`PosteriorDiagnostics`), its builder, the thresholds and the warning
-live in :mod:`bayescal.probes.diagnostics` and are re-exported here.
+live in :mod:`bayescal.inference.diagnostics` and are re-exported here.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   worker, a CLI run) compiles them again, tens of seconds
   (``benchmarks/compile_cache.py``). nutpie 0.16 has no other persistent cache.
 * ``sampler="nutpie-c"`` runs nutpie's NUTS on callbacks into a log-density
-  compiled by PyTensor's C backend (:mod:`bayescal.probes.nutpie_c`), whose
+  compiled by PyTensor's C backend (:mod:`bayescal.inference.nutpie_c`), whose
   modules *are* cached on disk, in PyTensor's per-user ``compiledir``
   (``~/.pytensor/compiledir_*`` by default, or wherever ``PYTENSOR_FLAGS``
   put it; never inside the package): a second process only rebuilds and
@@ -64,14 +64,14 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   ``pymc/sampling/mcmc.py``), recompiling on every call.
 * ``sampler="nutpie-glm"`` runs nutpie's NUTS on the NumPy log posterior
   and gradient of a builder's ``glm_problem`` (binary BLR, the Platt and
-  beta maps; :mod:`bayescal.probes.nutpie_glm`): nothing is compiled, and a
+  beta maps; :mod:`bayescal.inference.nutpie_glm`): nothing is compiled, and a
   gradient costs a third of the Numba-compiled graph's at n = 10^4, whose
   elementwise ``log1pexp``/``sigmoid`` are scalar libm calls
   (``benchmarks/nuts_ess.py``). A model without a ``glm_problem`` runs on
   ``"nutpie"`` (``PosteriorFit.sampler`` says which ran).
 * ``sampler="numpyro"`` and ``sampler="blackjax"`` call PyMC's JAX
   samplers (``pm.sample(..., nuts_sampler="numpyro" | "blackjax")``,
-  :mod:`bayescal.probes.jax_nuts`): the same probes on a GPU or TPU where
+  :mod:`bayescal.inference.jax_nuts`): the same probes on a GPU or TPU where
   JAX has one. JAX is optional (``pip install "bayescal[jax]"``) and
   imported only when asked for. PyMC bakes the data into the JAX program,
   so every fit compiles again; on CPU see ``benchmarks/nuts_ess.py``.
@@ -84,7 +84,7 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   pymc-extras is not a dependency). A builder with a ``glm_problem``
   attribute (binary BLR, the Platt and beta maps) gets the mode by Newton's
   method on the exact log posterior with its analytic gradient and Hessian
-  in NumPy (:mod:`bayescal.probes.laplace_glm`): no graph is built or
+  in NumPy (:mod:`bayescal.inference.laplace_glm`): no graph is built or
   compiled, and a fit costs a few times a maximum-likelihood fit
   (``benchmarks/laplace.py``). Any other model goes through a program
   compiled once per model structure (the MAP by L-BFGS, a central-difference
@@ -92,13 +92,13 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   ``pm.Data`` containers (under a lock, since that is shared state).
   Both Laplace and ADVI draws are then checked against the model's exact
   log density by Pareto-smoothed importance sampling
-  (:mod:`bayescal.probes.importance`): the shape ``k`` is returned as
+  (:mod:`bayescal.inference.importance`): the shape ``k`` is returned as
   ``PosteriorFit.pareto_k`` and, where ``k <= 0.7``, the draws are
   resampled by their importance weights so that means and intervals are
   the posterior's.
   Both return ``draws * chains`` independent draws under ``chain=0`` in the
   same DataTree layout as NUTS, so the posterior contract of
-  :mod:`bayescal.probes.posterior` holds for every inference.
+  :mod:`bayescal.inference.posterior` holds for every inference.
 
 Threads and Dask
 ----------------
@@ -188,7 +188,7 @@ class PosteriorFit:
         deterministic, by name.
     pareto_k : float
         Laplace and ADVI: the Pareto shape of the draws' importance weights
-        against the exact log density (:mod:`bayescal.probes.importance`);
+        against the exact log density (:mod:`bayescal.inference.importance`);
         NaN for NUTS.
     """
 
@@ -348,7 +348,7 @@ def _compiled_nutpie(builder, data, hyper, sampler="nutpie") -> tuple[Any, bool]
 
     ``sampler="nutpie"`` compiles through nutpie's Numba backend,
     ``"nutpie-c"`` through PyTensor's C backend
-    (:func:`bayescal.probes.nutpie_c.compile_nutpie_c`).
+    (:func:`bayescal.inference.nutpie_c.compile_nutpie_c`).
     """
     import nutpie
 
@@ -645,9 +645,9 @@ def sample_posterior(
         on its disk-cached C backend, ``pm.sample(..., nuts_sampler="pymc")``,
         or PyMC's JAX samplers ``pm.sample(..., nuts_sampler="numpyro")`` /
         ``"blackjax"`` (optional packages; they run on a GPU where JAX has
-        one; :mod:`bayescal.probes.jax_nuts`). ``"nutpie-glm"`` runs nutpie
+        one; :mod:`bayescal.inference.jax_nuts`). ``"nutpie-glm"`` runs nutpie
         on the NumPy log density of a builder's ``glm_problem`` (binary BLR,
-        the Platt and beta maps; :mod:`bayescal.probes.nutpie_glm`) and is
+        the Platt and beta maps; :mod:`bayescal.inference.nutpie_glm`) and is
         ``"nutpie"`` for any other model (the fit's ``sampler`` says which ran).
     draws, tune, chains : int
         Posterior draws and tuning steps per chain, number of chains. ADVI and
