@@ -83,9 +83,9 @@ def _direct_model(spec, cspec, scen):
 
 def direct_loop(spec) -> tuple[float, int]:
     """Every cell fitted and scored by hand; returns (seconds, cells)."""
+    from bayescal.cube.scoring import label_metrics, truth_metrics
     from bayescal.study.data import prepare_dataset
     from bayescal.study.protocol import make_splits
-    from bayescal.study.scoring import label_metrics, truth_metrics
     from bayescal.study.seeds import DATASET, derive_seed
     from bayescal.threads import limit_blas_threads
 

@@ -42,9 +42,10 @@ from typing import Any
 import numpy as np
 
 from bayescal.cube.schema import DIAGNOSTICS, TIMINGS, metric_names, variable_description
+from bayescal.cube.scoring import probe_metrics
 from bayescal.cube.store import CellStore, DamagedCellError, StoredCell, StoreLayout
 
-__all__ = ["consolidate", "consolidate_store", "metric_variables", "probe_metrics"]
+__all__ = ["consolidate", "consolidate_store", "metric_variables"]
 
 
 def metric_variables(layout: StoreLayout, has_truth: bool) -> tuple[str, ...]:
@@ -59,22 +60,6 @@ def metric_variables(layout: StoreLayout, has_truth: bool) -> tuple[str, ...]:
     if not has_truth:
         names = [m for m in names if m not in metric_names("truth")]
     return (*names, *TIMINGS, *DIAGNOSTICS)
-
-
-def probe_metrics(proba: np.ndarray, probe_proba: np.ndarray,
-                  probe_interval: np.ndarray | None) -> dict[str, float]:
-    """``probe_rmse`` and ``probe_coverage`` of one cell against the probe.
-
-    Computed by :func:`bayescal.metrics.probe_distance` (``rmse`` and
-    ``inside``); without credible intervals (a probe that has none, e.g. a
-    non-Bayesian reference) only the RMSE is defined and the coverage is NaN.
-    """
-    from bayescal.metrics import probe_distance, rmse_true
-
-    if probe_interval is None or not np.isfinite(probe_interval).all():
-        return {"probe_rmse": rmse_true(probe_proba, proba), "probe_coverage": np.nan}
-    distance = probe_distance(proba, probe_proba, probe_interval)
-    return {"probe_rmse": distance.rmse, "probe_coverage": distance.inside}
 
 
 def _index(layout: StoreLayout, key: tuple[int, int, int, int, int]) -> tuple[int, ...]:

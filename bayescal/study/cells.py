@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from bayescal.cube.schema import DIAGNOSTICS, TIMINGS
-from bayescal.cube.scoring import LABEL_METRICS, label_metrics, truth_metrics
+from bayescal.cube.schema import DIAGNOSTICS, TIMINGS, metric_names
+from bayescal.cube.scoring import label_metrics, truth_metrics
 from bayescal.cube.store import CellResult
 from bayescal.study.data import PreparedData
 from bayescal.study.imports import build_estimator
@@ -176,7 +176,7 @@ def _compute_cell(spec: Spec, task: Task, s: int, data: PreparedData, train: np.
         if spec.metrics.keep_posteriors:
             draws = kept_draws(find_fitted(model, "idata_"), spec.metrics.keep_posteriors) or None
     y_test = data.y[test]
-    names = tuple(n for n in spec.metrics.names if n in LABEL_METRICS)
+    names = tuple(n for n in spec.metrics.names if n in metric_names("labels"))
     values.update(label_metrics(y_test, proba, names, spec.metrics.ece_bins,
                                 dict(spec.metrics.clip)))
     if data.p_true is not None and K == 2:

@@ -93,6 +93,7 @@ from pathlib import Path
 from typing import Any
 
 from bayescal.cube.schema import METRICS as METRIC_REGISTRY
+from bayescal.cube.schema import metric_names
 from bayescal.study.data import check_dataset_source
 from bayescal.study.generators import check_generator_params, resolve_generator
 from bayescal.study.imports import (
@@ -100,7 +101,6 @@ from bayescal.study.imports import (
     EstimatorSpec,
     check_estimator_class,
 )
-from bayescal.study.scoring import METRICS
 
 __all__ = [
     "CALIBRATED_CLASSIFIER",
@@ -115,6 +115,9 @@ __all__ = [
     "load_spec",
     "parse_spec",
 ]
+
+#: Every metric name a spec may list: the registry's scored metrics.
+_SPEC_METRICS = metric_names()
 
 #: The meta-estimator that runs every calibration scenario except ``raw`` and ``wrapper``.
 CALIBRATED_CLASSIFIER = "bayescal.calibration.CalibratedClassifier"
@@ -539,8 +542,9 @@ def _parse_metrics(r: _Reader, raw: Any, classifiers: tuple[str, ...]) -> Metric
     if "names" in tab:
         names = r.str_list(tab["names"], "metrics.names")
         for m in names:
-            if m not in METRICS:
-                raise r.fail("metrics.names", f"unknown metric {m!r}; known: {sorted(METRICS)}")
+            if m not in _SPEC_METRICS:
+                raise r.fail("metrics.names",
+                             f"unknown metric {m!r}; known: {sorted(_SPEC_METRICS)}")
         out["names"] = names
     if "ece_bins" in tab:
         v = r.typed(tab["ece_bins"], "metrics.ece_bins", int, "an integer")
@@ -587,8 +591,8 @@ def _parse_tests(r: _Reader, raw: Any, scenarios: tuple[str, ...], metrics: tupl
         raise r.fail("tests.baseline", f"unknown scenario {baseline!r}; known: {scenarios}")
     tmetrics = r.str_list(tab.get("metrics", list(metrics[:1])), "tests.metrics")
     for m in tmetrics:
-        if m not in METRICS:
-            raise r.fail("tests.metrics", f"unknown metric {m!r}; known: {sorted(METRICS)}")
+        if m not in _SPEC_METRICS:
+            raise r.fail("tests.metrics", f"unknown metric {m!r}; known: {sorted(_SPEC_METRICS)}")
     rope = float(r.typed(tab.get("rope", 0.01), "tests.rope", (int, float), "a number"))
     if not rope >= 0:
         raise r.fail("tests.rope", f"must be >= 0, got {rope}")

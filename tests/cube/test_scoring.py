@@ -1,4 +1,4 @@
-"""Tests of bayescal.study.scoring: the per-cell metric table."""
+"""Tests of bayescal.cube.scoring: the registry's functions applied to one cell."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import brier_score_loss, log_loss, mean_squared_error
 
-from bayescal.cube.consolidate import probe_metrics
-from bayescal.study.scoring import label_metrics, truth_metrics
+from bayescal.cube.scoring import label_metrics, probe_metrics, truth_metrics
 
 
 def test_label_metrics_match_sklearn():
