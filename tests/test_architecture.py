@@ -1,10 +1,12 @@
 """The import graph of bayescal, read from the source (AST): layers point one way, no cycle.
 
 Every ``import`` counts, at module level or inside a function (a lazy import
-is still a dependency). A module's layer is its subpackage (``bayescal.probes``
--> ``probes``); the private numerical kernels (``_*kernel*`` modules, numba and
-NumPy only) form the lowest layer wherever they sit. :data:`LAYERS` lists the
-layers from the bottom; a module may import its own layer and those below.
+is still a dependency), and so is every package ``__init__`` Python runs to
+reach the imported module. A module's layer is its subpackage
+(``bayescal.probes`` -> ``probes``); the private numerical kernels (the
+``bayescal._kernels`` package and ``_*kernel*`` modules, numba and NumPy only)
+form the lowest layer. :data:`LAYERS` lists the layers from the bottom; a module
+may import its own layer and those below.
 """
 
 from __future__ import annotations
@@ -83,7 +85,21 @@ def _imports(module: str, path: Path) -> set[str]:
                 target = _resolve(name)
                 if target and target != module:
                     found.add(target)
+                    found.update(_outer_packages(module, target))
     return found
+
+
+def _outer_packages(module: str, target: str) -> set[str]:
+    """The packages Python initialises to import ``target`` from ``module``.
+
+    Importing ``bayescal._kernels.isotonic`` runs
+    ``bayescal/calibration/__init__.py`` first (every calibrator), so a module of
+    another package depends on that ``__init__`` too. The root ``bayescal`` (lazy)
+    and the packages that already enclose ``module`` are left out.
+    """
+    parts = target.split(".")
+    packages = {".".join(parts[:i]) for i in range(2, len(parts))}
+    return {p for p in packages if p in MODULES and not f"{module}.".startswith(f"{p}.")}
 
 
 GRAPH = {module: _imports(module, path) for module, path in MODULES.items()}
@@ -91,7 +107,7 @@ GRAPH = {module: _imports(module, path) for module, path in MODULES.items()}
 
 def layer(module: str) -> str:
     parts = module.split(".")
-    if "kernel" in parts[-1] and parts[-1].startswith("_"):
+    if parts[1:2] == ["_kernels"] or ("kernel" in parts[-1] and parts[-1].startswith("_")):
         return "kernels"
     return parts[1] if len(parts) > 1 else "bayescal"
 
@@ -161,7 +177,11 @@ def test_kernels_import_only_kernels():
 def test_the_graph_is_read():
     """A broken reader (no edges) would pass everything above."""
     assert "bayescal.calibration.base" in GRAPH["bayescal.calibration.platt"]
-    assert "bayescal.calibration._isotonic_kernel" in GRAPH["bayescal.metrics.corp"]
+    assert "bayescal._kernels.isotonic" in GRAPH["bayescal.metrics.corp"]
+    assert "bayescal.inference.sampling" in GRAPH["bayescal.probes.logistic"]
+    # the package __init__ run on the way to a module of another package counts
+    assert "bayescal.inference" in GRAPH["bayescal.stats.hierarchical"]
+    assert "bayescal.calibration" not in GRAPH["bayescal.calibration.platt"]  # its own package
 
 
 def test_architecture_page_names_every_module():

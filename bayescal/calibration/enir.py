@@ -21,9 +21,9 @@ import numpy as np
 from scipy.special import xlogy
 from sklearn.utils._param_validation import StrOptions
 
+from bayescal._kernels.isotonic import pool_tied_scores
 from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.calibration.isotonic import pool_tied_scores
 from bayescal.validation import check_array_1d, check_sample_weight, input_constraint
 
 __all__ = ["ENIRCalibrator", "NearIsotonicPath", "near_isotonic_path"]

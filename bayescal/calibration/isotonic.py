@@ -5,16 +5,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
+from bayescal._kernels.isotonic import pooled_isotonic_fit
 from bayescal.calibration._interp import interp, interp_proba
-from bayescal.calibration._isotonic_kernel import (  # the PAV fit, a low-level kernel module
-    KERNEL_MIN_SCORES,
-    pool_tied_scores,
-    pooled_isotonic_fit,
-)
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.validation import describe_bad_values, input_constraint
 
-__all__ = ["KERNEL_MIN_SCORES", "IsotonicCalibrator", "pool_tied_scores", "pooled_isotonic_fit"]
+__all__ = ["IsotonicCalibrator"]
 
 
 class IsotonicCalibrator(BinaryCalibrator):

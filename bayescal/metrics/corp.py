@@ -15,7 +15,7 @@ PAV-recalibrated forecast and :math:`\\bar y` the event rate (the climatological
 forecast).
 
 The isotonic fit is bayescal's own
-(:func:`bayescal.calibration._isotonic_kernel.pooled_isotonic_fit`): tied forecasts are pooled,
+(:func:`bayescal._kernels.isotonic.pooled_isotonic_fit`): tied forecasts are pooled,
 as CORP requires.
 """
 
@@ -163,7 +163,7 @@ def _check_forecasts(y: Any, proba: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _pav(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """PAV recalibration of outcomes ``y`` on forecasts ``x``, one value per case."""
-    from bayescal.calibration._isotonic_kernel import pooled_isotonic_fit
+    from bayescal._kernels.isotonic import pooled_isotonic_fit
 
     thresholds, values = pooled_isotonic_fit(x, y, np.ones_like(x))
     # The fit keeps the first and last forecast of every constant block, so

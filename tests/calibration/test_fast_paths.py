@@ -14,20 +14,16 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.isotonic import IsotonicRegression
 
+from bayescal._kernels.isotonic import KERNEL_MIN_SCORES, pool_tied_scores, pooled_isotonic_fit
+from bayescal._kernels.sorting import sort_and_pool
 from bayescal.calibration import (
     ENIRCalibrator,
     HistogramBinningCalibrator,
     IsotonicCalibrator,
 )
 from bayescal.calibration._interp import interp, interp_proba
-from bayescal.calibration._sort_kernel import sort_and_pool
 from bayescal.calibration.histogram import KERNEL_MIN_SCORES as HISTOGRAM_KERNEL_MIN
 from bayescal.calibration.histogram import histogram_bin_proba, histogram_bin_sums
-from bayescal.calibration.isotonic import (
-    KERNEL_MIN_SCORES,
-    pool_tied_scores,
-    pooled_isotonic_fit,
-)
 from bayescal.metrics.binning import assign_bins, assign_bins_compact, bin_edges
 
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from sklearn.datasets import make_classification
 from sklearn.naive_bayes import GaussianNB
 
+from bayescal._kernels.isotonic import pooled_isotonic_fit
 from bayescal.calibration import VennAbersCalibrator, VennAbersClassifier
-from bayescal.calibration.isotonic import pooled_isotonic_fit
 from bayescal.calibration.venn_abers import merge_venn_abers, venn_abers_pairs, venn_abers_tables
 
 _ERRSTATE = np.geterr()

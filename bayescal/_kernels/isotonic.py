@@ -1,9 +1,10 @@
 """The pool-adjacent-violators fit with tied scores pooled: bayescal's one PAV.
 
-A low-level kernel module (NumPy, SciPy and bayescal's numba kernels only), so
-that both :class:`~bayescal.calibration.IsotonicCalibrator` and the CORP
-reliability diagram (:mod:`bayescal.metrics.corp`) use it without the metrics
-layer importing a calibrator. Re-exported by :mod:`bayescal.calibration.isotonic`.
+A low-level kernel module (NumPy, SciPy and bayescal's numba kernels only), in
+a package whose ``__init__`` imports nothing, so that
+:class:`~bayescal.calibration.IsotonicCalibrator`, ENIR (its tie pooling) and the
+CORP reliability diagram (:mod:`bayescal.metrics.corp`) use it without the metrics
+layer importing the calibration package.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ __all__ = ["KERNEL_MIN_SCORES", "pool_tied_scores", "pooled_isotonic_fit"]
 
 
 #: From this many scores :func:`pooled_isotonic_fit` sorts, pools and runs PAV in
-#: numba kernels (:mod:`bayescal.calibration._sort_kernel`,
-#: :mod:`bayescal.calibration._pava_kernel`); below, in NumPy and SciPy.
+#: numba kernels (:mod:`bayescal._kernels.sorting`,
+#: :mod:`bayescal._kernels.pava`); below, in NumPy and SciPy.
 KERNEL_MIN_SCORES = 50_000
 
 
@@ -35,7 +36,7 @@ def pool_tied_scores(
         Validated scores, targets in [0, 1] and non-negative weights.
     kernel : bool, optional
         Force (True) or forbid (False) the numba kernel
-        (:func:`bayescal.calibration._sort_kernel.sort_and_pool`); by default
+        (:func:`bayescal._kernels.sorting.sort_and_pool`); by default
         it runs from :data:`KERNEL_MIN_SCORES` scores. Otherwise
         ``np.argsort`` and :func:`numpy.add.reduceat`.
 
@@ -51,7 +52,7 @@ def pool_tied_scores(
         kernel = scores.shape[0] >= KERNEL_MIN_SCORES
     unit = bool(np.all(weights == 1.0))
     if kernel:
-        from bayescal.calibration._sort_kernel import sort_and_pool
+        from bayescal._kernels.sorting import sort_and_pool
 
         return sort_and_pool(scores, targets, weights, unit)
     keep = weights > 0
@@ -112,7 +113,7 @@ def pooled_isotonic_fit(
     the lowest bit of an order-preserving integer key of the score, the keys
     are sorted by ``np.sort`` and one pass pools ties and runs PAV; otherwise
     the sample index is packed into the keys instead
-    (:func:`bayescal.calibration._sort_kernel.sort_and_pool`).
+    (:func:`bayescal._kernels.sorting.sort_and_pool`).
     """
     if kernel is None:
         kernel = scores.shape[0] >= KERNEL_MIN_SCORES
@@ -132,8 +133,8 @@ def _kernel_isotonic_fit(
     scores: np.ndarray, targets: np.ndarray, weights: np.ndarray, increasing: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """The numba path of :func:`pooled_isotonic_fit` (imported on first use)."""
-    from bayescal.calibration._pava_kernel import pava_knots, pava_knots_binary_keys
-    from bayescal.calibration._sort_kernel import sort_and_pool, sorted_binary_keys
+    from bayescal._kernels.pava import pava_knots, pava_knots_binary_keys
+    from bayescal._kernels.sorting import sort_and_pool, sorted_binary_keys
 
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     targets = np.ascontiguousarray(targets, dtype=np.float64)

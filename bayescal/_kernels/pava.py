@@ -1,7 +1,7 @@
 """Weighted pool-adjacent-violators on pooled points, returning the knots (numba).
 
 Input: distinct scores ``x`` (increasing) with summed weights ``w`` and summed
-``weight * target`` ``wt`` (from :mod:`bayescal.calibration._sort_kernel`).
+``weight * target`` ``wt`` (from :mod:`bayescal._kernels.sorting`).
 PAV keeps a stack of blocks (first point, summed weight, summed weighted
 target); each new point is pushed and merged with the block below while the
 two violate the order (mean below >= mean above for an increasing fit), so
@@ -23,7 +23,7 @@ configure_numba_cache()  # before numba compiles: caches go to the user's cache 
 
 from numba import njit  # noqa: E402
 
-from bayescal.calibration._sort_kernel import key_at  # noqa: E402
+from bayescal._kernels.sorting import key_at  # noqa: E402
 
 __all__ = ["pava_knots", "pava_knots_binary_keys"]
 
@@ -109,7 +109,7 @@ def pava_knots_binary_keys(keys, n_neg, increasing):
     """:func:`pava_knots` straight from sorted 0/1-label keys (unit weights).
 
     ``keys, n_neg`` come from
-    :func:`bayescal.calibration._sort_kernel.sorted_binary_keys`; tied scores
+    :func:`bayescal._kernels.sorting.sorted_binary_keys`; tied scores
     are pooled and pushed in one pass, so no per-score array is ever written.
     """
     n = keys.shape[0]
