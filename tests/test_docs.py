@@ -27,6 +27,7 @@ DOCUMENTED = (
     "metrics",
     "calibration",
     "probes",
+    "inference",
     "missing",
     "selection",
     "stats",

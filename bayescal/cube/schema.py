@@ -24,35 +24,34 @@ their own.
 
 The scored metrics and the functions of :mod:`bayescal.metrics` behind them:
 
-========== ======================================================= ============
-name       computed by                                             needs
-========== ======================================================= ============
-brier      :func:`bayescal.metrics.brier_score` (scikit-learn's     labels
-           ``brier_score_loss``: binary squared error of the
-           positive-class probability, multi-class sum)
-brier_sum  :func:`bayescal.metrics.brier_sum` (thesis Eq. 10)      labels
-brier_     :func:`bayescal.metrics.brier_class_mean` (Eq. 10 / K)  labels
-class_mean
-log_loss   :func:`bayescal.metrics.log_loss` with the spec's       labels
-           ``metrics.clip`` or the registry's (``1e-15``)
-ece        :func:`bayescal.metrics.expected_calibration_error`     labels
-           (``kind="binary"`` for two classes, ``"top_label"``
-           otherwise; ``metrics.ece_bins`` equal-width bins)
-accuracy   :func:`bayescal.metrics.accuracy`                       labels
-mcb, dsc,  :func:`bayescal.metrics.score_decomposition` (CORP) of   labels,
-unc        the Brier score of the positive-class probability, so   binary
-           ``mcb - dsc + unc == brier``; higher ``dsc`` is better
-smooth_ece :func:`bayescal.metrics.smooth_ece` (``kind="binary"``   labels
-           for two classes, ``"top_label"`` otherwise)
-rmse_true  :func:`bayescal.metrics.rmse_true`                      ``p_true``
-mae_true   :func:`bayescal.metrics.mae_true`                       ``p_true``
-mse_true   ``rmse_true`` squared: the mean squared error against   ``p_true``
-           ``p_true`` of the fold (Alasalmi 2020 Table 5's MSE)
-probe_rmse :func:`bayescal.metrics.probe_distance` (``rmse``; the  probe
-           RMSE alone where the probe has no credible intervals)
-probe_     :func:`bayescal.metrics.probe_distance` (``inside``;    probe
-coverage   NaN where the probe has no credible intervals)
-========== ======================================================= ============
+================ ======================================================= ==========
+name             computed by                                             needs
+================ ======================================================= ==========
+brier            :func:`bayescal.metrics.brier_score` (scikit-learn's    labels
+                 ``brier_score_loss``: binary squared error of the
+                 positive-class probability, multi-class sum)
+brier_sum        :func:`bayescal.metrics.brier_sum` (thesis Eq. 10)      labels
+brier_class_mean :func:`bayescal.metrics.brier_class_mean` (Eq. 10 / K)  labels
+log_loss         :func:`bayescal.metrics.log_loss` with the spec's       labels
+                 ``metrics.clip`` or the registry's (``1e-15``)
+ece              :func:`bayescal.metrics.expected_calibration_error`     labels
+                 (``kind="binary"`` for two classes, ``"top_label"``
+                 otherwise; ``metrics.ece_bins`` equal-width bins)
+accuracy         :func:`bayescal.metrics.accuracy`                       labels
+mcb, dsc, unc    :func:`bayescal.metrics.score_decomposition` (CORP) of  labels,
+                 the Brier score of the positive-class probability, so   binary
+                 ``mcb - dsc + unc == brier``; higher ``dsc`` is better
+smooth_ece       :func:`bayescal.metrics.smooth_ece` (``kind="binary"``  labels
+                 for two classes, ``"top_label"`` otherwise)
+rmse_true        :func:`bayescal.metrics.rmse_true`                      ``p_true``
+mae_true         :func:`bayescal.metrics.mae_true`                       ``p_true``
+mse_true         ``rmse_true`` squared: the mean squared error against   ``p_true``
+                 ``p_true`` of the fold (Alasalmi 2020 Table 5's MSE)
+probe_rmse       :func:`bayescal.metrics.probe_distance` (``rmse``; the  probe
+                 RMSE alone where the probe has no credible intervals)
+probe_coverage   :func:`bayescal.metrics.probe_distance` (``inside``;    probe
+                 NaN where the probe has no credible intervals)
+================ ======================================================= ==========
 
 Log loss clips the true-class probability (at ``1e-15`` unless the spec's
 ``[metrics] clip = { log_loss = ... }`` says otherwise; Phelps et al. (2024) clip at
