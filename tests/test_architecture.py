@@ -12,6 +12,9 @@ may import its own layer and those below.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -190,3 +193,17 @@ def test_architecture_page_names_every_module():
     unnamed = [m for m in MODULES if f"`{m.rpartition('.')[2]}`" not in page
                and f"`{m}`" not in page]
     assert not unnamed, f"modules missing from docs/architecture.md: {unnamed}"
+
+
+def test_the_metrics_layer_runs_without_loading_calibration():
+    """The runtime check of the rule above: CORP's PAV comes from ``bayescal._kernels``.
+
+    Taken from ``bayescal/calibration/``, it ran ``calibration/__init__.py`` (every
+    calibrator, 1.2 CPU-s and 900 modules more in a fresh process).
+    """
+    code = ("import sys, numpy as np; from bayescal.metrics import score_decomposition; "
+            "score_decomposition(np.array([0, 1, 1, 0]), np.array([.2, .7, .4, .5])); "
+            "print(sorted(m for m in sys.modules if m.startswith('bayescal.calibration')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
