@@ -18,9 +18,10 @@ PACKAGE = ROOT / "bayescal"
 
 #: Bottom to top. Entries of one tuple are one level: they may not import each other.
 LAYERS: list[tuple[str, ...]] = [
-    ("_numba_cache", "threads", "_lazy"),
+    ("_numba_cache", "threads", "_lazy", "contracts"),
     ("kernels",),
     ("_compat", "validation"),
+    ("clipping",),
     ("datasets", "metrics"),
     ("calibration",),
     ("probes",),

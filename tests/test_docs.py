@@ -35,6 +35,8 @@ DOCUMENTED = (
     "report",
     "assessment",
     "validation",
+    "contracts",
+    "clipping",
     "threads",
     "cli",
 )

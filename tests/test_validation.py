@@ -151,7 +151,7 @@ def test_check_matrix_names_sparse_input():
 def test_bounded_expit_keeps_sigmoid_outputs_off_zero_and_one():
     from scipy.special import expit
 
-    from bayescal.validation import OUTPUT_FLOOR, bounded_expit
+    from bayescal.clipping import OUTPUT_FLOOR, bounded_expit
 
     eta = np.array([-1e3, -40.0, -34.0, -3.0, 0.0, 3.0, 34.0, 40.0, 1e3])
     p = bounded_expit(eta)
@@ -165,7 +165,7 @@ def test_bounded_expit_keeps_sigmoid_outputs_off_zero_and_one():
 def test_bounded_softmax_keeps_every_class_off_zero_and_one():
     from scipy.special import softmax
 
-    from bayescal.validation import OUTPUT_FLOOR, bounded_softmax
+    from bayescal.clipping import OUTPUT_FLOOR, bounded_softmax
 
     eta = np.array([[0.0, 40.0, -800.0], [1.0, 2.0, 3.0], [1e4, -1e4, 0.0], [5.0, 5.0, 5.0]])
     p = bounded_softmax(eta)

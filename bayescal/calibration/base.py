@@ -30,9 +30,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.contracts import SCORE_INPUTS, accepted_inputs
 from bayescal.validation import (
-    SCORE_INPUTS,
-    accepted_inputs,
     check_binary_scores,
     check_consistent_length,
     check_min_samples,

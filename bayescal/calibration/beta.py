@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities
+from bayescal.clipping import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities
 
 __all__ = ["BetaCalibrator", "BETA_PARAMETERS"]
 

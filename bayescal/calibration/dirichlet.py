@@ -43,9 +43,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.clipping import DEFAULT_CLIP, clip_constraint, clip_probabilities
+from bayescal.contracts import input_constraint
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
-    DEFAULT_CLIP,
     check_array_1d,
     check_consistent_length,
     check_labels,
@@ -53,9 +54,6 @@ from bayescal.validation import (
     check_n_classes_present,
     check_probability_matrix,
     check_sample_weight,
-    clip_constraint,
-    clip_probabilities,
-    input_constraint,
 )
 
 #: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).

@@ -12,7 +12,8 @@ from bayescal.calibration._isotonic_kernel import (  # the PAV fit, a low-level 
     pooled_isotonic_fit,
 )
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import describe_bad_values, input_constraint
+from bayescal.contracts import input_constraint
+from bayescal.validation import describe_bad_values
 
 __all__ = ["KERNEL_MIN_SCORES", "IsotonicCalibrator", "pool_tied_scores", "pooled_isotonic_fit"]
 

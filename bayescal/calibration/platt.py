@@ -9,14 +9,8 @@ from sklearn.utils._param_validation import Interval
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import (
-    DEFAULT_CLIP,
-    SCORE_INPUTS,
-    bounded_expit,
-    clip_constraint,
-    clip_probabilities,
-    input_constraint,
-)
+from bayescal.clipping import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities
+from bayescal.contracts import SCORE_INPUTS, input_constraint
 
 __all__ = ["PlattCalibrator", "platt_targets", "score_feature"]
 

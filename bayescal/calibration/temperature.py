@@ -12,8 +12,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.clipping import DEFAULT_CLIP, clip_constraint, clip_probabilities
+from bayescal.contracts import input_constraint
 from bayescal.validation import (
-    DEFAULT_CLIP,
     check_array_1d,
     check_consistent_length,
     check_labels,
@@ -21,9 +22,6 @@ from bayescal.validation import (
     check_n_classes_present,
     check_probability_matrix,
     check_sample_weight,
-    clip_constraint,
-    clip_probabilities,
-    input_constraint,
 )
 
 __all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]

@@ -63,6 +63,8 @@ from sklearn.utils.validation import check_is_fitted
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.undersampling import undersampling_correction  # noqa: F401
+from bayescal.clipping import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities
+from bayescal.contracts import input_constraint
 from bayescal.probes.posterior import (
     PosteriorPredictiveMixin,
     credible_interval,
@@ -76,13 +78,6 @@ from bayescal.probes.sampling import (
     sample_posterior,
     sampler_settings,
     student_t_prior_hyper,
-)
-from bayescal.validation import (
-    DEFAULT_CLIP,
-    bounded_expit,
-    clip_constraint,
-    clip_probabilities,
-    input_constraint,
 )
 
 __all__ = [

@@ -35,17 +35,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration.dirichlet import DIRICHLET_INPUTS, dirichlet_log_probabilities
+from bayescal.clipping import DEFAULT_CLIP, bounded_softmax, clip_constraint
+from bayescal.contracts import input_constraint
 from bayescal.probes.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
 from bayescal.probes.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
 from bayescal.validation import (
-    DEFAULT_CLIP,
-    bounded_softmax,
     check_consistent_length,
     check_labels,
     check_n_classes_present,
     check_sample_weight,
-    clip_constraint,
-    input_constraint,
 )
 
 __all__ = ["BayesianDirichletCalibrator", "dirichlet_map_model"]

@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.clipping import bounded_expit, bounded_softmax
 from bayescal.probes.posterior import (
     POINT_ESTIMATES,
     PosteriorPredictiveMixin,
@@ -35,12 +36,7 @@ from bayescal.probes.sampling import (
     sampler_settings,
     student_t_prior_hyper,
 )
-from bayescal.validation import (
-    bounded_expit,
-    bounded_softmax,
-    check_classification_data,
-    check_features,
-)
+from bayescal.validation import check_classification_data, check_features
 
 __all__ = ["BayesianLogisticRegression", "blr_model", "scale_inputs"]
 
