@@ -56,7 +56,7 @@ from bayescal.validation import (
     check_sample_weight,
 )
 
-#: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
+#: Values accepted by ``input`` (see :data:`bayescal.contracts.SCORE_INPUTS`).
 DIRICHLET_INPUTS = ("score", "decision")
 
 __all__ = [
@@ -143,7 +143,7 @@ def dirichlet_log_probabilities(
     input : {"score", "decision"}
         Which of the two ``scores`` holds; logits are log-softmaxed.
     clip : float or None
-        bayescal's clip rule (:func:`bayescal.validation.clip_probabilities`,
+        bayescal's clip rule (:func:`bayescal.clipping.clip_probabilities`,
         floor only): probabilities below ``clip`` are raised to it before the
         log; ``None`` raises on a probability of exactly 0.
     n_classes : int, optional
@@ -283,7 +283,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         log-softmax is used (1-D: binary decision values ``d`` as logits
         ``(-d, d)``).
     clip : float or None, default=1e-12
-        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`,
+        bayescal's one clip rule (:func:`bayescal.clipping.clip_probabilities`,
         as :class:`TemperatureScaling`): probabilities below ``clip`` are raised
         to it before the log (without renormalising; ``dirichletcal`` does the
         same at the smallest positive float), counted in ``n_clipped_``.

@@ -26,7 +26,7 @@ from bayescal.validation import (
 
 __all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]
 
-#: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
+#: Values accepted by ``input`` (see :data:`bayescal.contracts.SCORE_INPUTS`).
 TEMPERATURE_INPUTS = ("score", "decision")
 
 #: From this many logits (n x K) the NLL passes of ``fit`` run in one fused numba
@@ -133,7 +133,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         ``(-d, d)``, as scikit-learn does).
     clip : float or None, default=1e-12
         Floor of the probabilities before their log (``input="score"``),
-        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`):
+        bayescal's one clip rule (:func:`bayescal.clipping.clip_probabilities`):
         a probability below ``clip`` becomes ``clip`` (``n_clipped_`` counts
         them in ``fit``), so a zero probability -- also for the true class, as
         random forests and naive Bayes often give -- is a finite logit

@@ -42,10 +42,10 @@ the frequentist calibrators.
 
 Inputs and clipping
 -------------------
-The maps follow bayescal's one ``input`` vocabulary and clip rule
-(:mod:`bayescal.validation`): probabilities are clipped to ``[clip, 1 - clip]``
-(``clip=1e-12`` by default; ``n_clipped_`` counts them, ``clip=None`` raises
-on a score of exactly 0 or 1) before logs and logits -- the only change made
+The maps follow bayescal's one ``input`` vocabulary (:mod:`bayescal.contracts`)
+and clip rule (:mod:`bayescal.clipping`): probabilities are clipped to
+``[clip, 1 - clip]`` (``clip=1e-12`` by default; ``n_clipped_`` counts them,
+``clip=None`` raises on a score of exactly 0 or 1) before logs and logits -- the only change made
 to the input. The Platt and spline maps also read decision values
 (``input="decision"``, any real number) as they are.
 """
@@ -417,7 +417,7 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
         thesis's and scikit-learn's sigmoid calibration use.
     clip : float or None, default=1e-12
         bayescal's one clip rule for ``input="logit"``
-        (:func:`bayescal.validation.clip_probabilities`); ``n_clipped_``
+        (:func:`bayescal.clipping.clip_probabilities`); ``n_clipped_``
         counts the clipped calibration scores, ``None`` is strict.
     <common parameters>
     Attributes
@@ -498,7 +498,7 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
     Parameters
     ----------
     clip : float or None, default=1e-12
-        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`)
+        bayescal's one clip rule (:func:`bayescal.clipping.clip_probabilities`)
         before ``log s`` and ``log(1 - s)``; ``n_clipped_`` counts the clipped
         calibration scores, ``None`` is strict. The map needs probabilities:
         decision values are rejected (use :class:`BayesianPlattCalibrator`
@@ -624,7 +624,7 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
         decision values (any real number) used as ``z`` directly.
     clip : float or None, default=1e-12
         bayescal's one clip rule for ``input="logit"``
-        (:func:`bayescal.validation.clip_probabilities`); ``n_clipped_``
+        (:func:`bayescal.clipping.clip_probabilities`); ``n_clipped_``
         counts the clipped calibration scores, ``None`` is strict.
     n_basis : int, default=10
         Number of cubic B-spline basis functions on ``z = logit(s)`` (at

@@ -150,7 +150,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
     See the module docstring for the model. ``predict_proba`` is the
     posterior mean of ``softmax(W ln q + b)`` (rows renormalised), the
     softmax computed in log space and kept off exact 0 and 1 by
-    :func:`bayescal.validation.bounded_softmax` (every probability in
+    :func:`bayescal.clipping.bounded_softmax` (every probability in
     ``[1e-15, 1 - (K - 1) 1e-15]``, as the sigmoid maps' ``bounded_expit``);
     ``predict_interval(scores, prob)`` the equal-tailed (or HDI) credible
     interval of each class probability, shape ``(n, K, 2)``.

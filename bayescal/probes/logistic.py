@@ -324,7 +324,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
     the posterior median, which lies inside every equal-tailed interval (with
     ``K > 2`` classes the per-class medians are renormalised to sum to one,
     see :func:`bayescal.probes.posterior.point_estimate_of_draws`).
-    Multinomial probabilities use :func:`bayescal.validation.bounded_softmax`
+    Multinomial probabilities use :func:`bayescal.clipping.bounded_softmax`
     (log space; never exactly 0 or 1).
     All posterior draws are used for prediction, so memory grows as
     ``draws * chains * n * K``.

@@ -42,7 +42,7 @@ def check_binary_scores(
     name : str, default="scores"
         Argument name used in error messages.
     input : {"score", "logit", "decision"}, default="score"
-        See :data:`SCORE_INPUTS`. ``"score"`` and ``"logit"``: probabilities,
+        See :data:`bayescal.contracts.SCORE_INPUTS`. ``"score"`` and ``"logit"``: probabilities,
         values must lie in [0, 1]; ``"decision"``: any finite real.
     copy : bool, default=True
         Return a copy. With ``copy=False`` a valid float64 array comes back
