@@ -37,12 +37,7 @@ LAYERS: list[tuple[str, ...]] = [
 
 #: Known imports against the layer order, with the reason they stay for now. Each
 #: entry is (importer layer, imported layer); an entry no longer needed fails the test.
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("study", "report"): "bayescal run prints the study's summary table "
-    "(study/commands.py imports report.tables); the command belongs in cli/",
-    ("assessment", "cli"): "the bundled example predictions are regenerated with the "
-    "reliability command's out-of-fold predictions (assessment/example.py, a script)",
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def _module_name(path: Path) -> str:

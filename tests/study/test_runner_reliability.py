@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from bayescal.cli import main
 from bayescal.cube import StoreBusyError, StoreLock, open_results
 from bayescal.study import SchedulerUnreachableError, load_spec, parse_spec, run
-from bayescal.study.commands import main
 
 from .conftest import HERE, TINY_SPEC
 from .test_runner import KILL_SPEC, assert_same_cube
