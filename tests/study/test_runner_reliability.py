@@ -32,7 +32,7 @@ def _default_sigint() -> None:
 
 def _cli(*args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(HERE)])}
-    return subprocess.Popen([sys.executable, "-m", "bayescal.study", *args], env=env,
+    return subprocess.Popen([sys.executable, "-m", "bayescal.cli", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_default_sigint)
 
