@@ -2,7 +2,7 @@
 
 ``bayescal.study`` and ``bayescal.report`` re-export functions from modules that
 import scikit-learn, pandas or xarray. Importing a light submodule of theirs
-(the command line's ``bayescal.study.workers``, ``bayescal.report.commands``)
+(``bayescal.study.workers``, which ``bayescal run`` imports first)
 imports the package first; with :func:`lazy_attributes` that stays cheap, and
 ``from bayescal.study import run`` still works.
 """

@@ -26,6 +26,7 @@ STATEMENTS = {
     "import bayescal": "import bayescal",
     "import bayescal.metrics": "import bayescal.metrics",
     "import bayescal.datasets": "import bayescal.datasets",
+    "import bayescal.cli": "import bayescal.cli",
 }
 
 
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     clean = True
-    for module in ("bayescal", "bayescal.metrics", "bayescal.datasets"):
+    for module in ("bayescal", "bayescal.metrics", "bayescal.datasets", "bayescal.cli"):
         heavy = heavy_modules_imported(module)
         clean &= not heavy
         print(f"-X importtime {module}: heavy modules loaded: {', '.join(heavy) or 'none'}")

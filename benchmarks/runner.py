@@ -52,7 +52,7 @@ import numpy as np
 
 def _spec(quick: bool, path: str | None = None):
     from bayescal.study import load_spec, parse_spec
-    from bayescal.study.commands import QUICKSTART
+    from bayescal.study.bundled import QUICKSTART
 
     if path is not None:
         return load_spec(path)

@@ -54,7 +54,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction, verdict_section
+from bayescal.reproduce.runner import run_reproduction, verdict_section
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed004"
 rep = load_reproduction("seed004_tables1_4")

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from bayescal.reproduce import load_reproduction, set_default_data_dir
-from bayescal.reproduce.command import run_reproduction, verdict_section
+from bayescal.reproduce.runner import run_reproduction, verdict_section
 
 set_default_data_dir()  # BAYESCAL_DATA, else the shared data beside the repository
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed000"

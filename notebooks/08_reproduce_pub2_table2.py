@@ -67,7 +67,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction, verdict_section
+from bayescal.reproduce.runner import run_reproduction, verdict_section
 from bayescal.reproduce.confidence_maps import QUICK, regression_line
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "pub2"

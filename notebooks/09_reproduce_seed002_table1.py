@@ -54,7 +54,7 @@ import pandas as pd
 from bayescal.datasets import make_multilabel
 from bayescal.reproduce import load_reproduction
 from bayescal.reproduce.agreement import agreement
-from bayescal.reproduce.command import run_reproduction, verdict_section
+from bayescal.reproduce.runner import run_reproduction, verdict_section
 from bayescal.reproduce.multilabel_binning import QUICK, SETS
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed002"

@@ -67,7 +67,7 @@ from sklearn.svm import SVC
 
 from bayescal.datasets import make_gmm
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction, verdict_section
+from bayescal.reproduce.runner import run_reproduction, verdict_section
 from bayescal.selection import BoundaryUncertaintyEstimator
 
 out = Path(os.environ.get("BAYESCAL_NOTEBOOK_OUT") or tempfile.mkdtemp()) / "seed003"

@@ -67,7 +67,7 @@ import pandas as pd
 from bayescal.cube import open_results
 from bayescal.reproduce import load_reproduction, set_default_data_dir
 from bayescal.reproduce.claims import evaluate_check
-from bayescal.reproduce.command import run_reproduction, verdict_section
+from bayescal.reproduce.runner import run_reproduction, verdict_section
 
 pd.set_option("display.width", 160)
 set_default_data_dir()  # BAYESCAL_DATA, else the shared data beside the repository

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from bayescal.reproduce import load_reproduction
-from bayescal.reproduce.command import run_reproduction
+from bayescal.reproduce.runner import run_reproduction
 from bayescal.reproduce.decision_trees import (
     AT_WORK,
     entropy,

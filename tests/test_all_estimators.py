@@ -38,9 +38,9 @@ from sklearn.utils import get_tags
 
 from bayescal._discovery import FAST_SETTINGS, REQUIRED_ARGUMENTS, all_estimators, fast_instance
 from bayescal.calibration._scores import calibrator_for
+from bayescal.contracts import SCORE_INPUTS, accepted_inputs
 from bayescal.inference.diagnostics import PosteriorDiagnostics
 from bayescal.inference.posterior import PosteriorPredictiveMixin
-from bayescal.validation import SCORE_INPUTS, accepted_inputs
 
 ESTIMATORS = all_estimators()
 
@@ -356,7 +356,7 @@ def test_bad_input_raises_value_error_naming_the_argument(item, case):
 
 
 def test_input_constraint_admits_only_the_vocabulary():
-    from bayescal.validation import input_constraint
+    from bayescal.contracts import input_constraint
 
     with pytest.raises(ValueError, match="values"):
         input_constraint("score", "probability")

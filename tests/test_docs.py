@@ -36,6 +36,8 @@ DOCUMENTED = (
     "report",
     "assessment",
     "validation",
+    "contracts",
+    "clipping",
     "threads",
     "cli",
 )

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from bayescal import validation as v
-from bayescal.calibration import BetaCalibrator, LogisticGAMCalibrator, PlattCalibrator
 
 
 @pytest.mark.parametrize(
@@ -146,58 +145,6 @@ def test_check_matrix_names_sparse_input():
 
     with pytest.raises(TypeError, match=r"`X` is a sparse matrix.*X.toarray\(\)"):
         check_matrix(sp.csr_matrix(np.eye(3)))
-
-
-def test_bounded_expit_keeps_sigmoid_outputs_off_zero_and_one():
-    from scipy.special import expit
-
-    from bayescal.validation import OUTPUT_FLOOR, bounded_expit
-
-    eta = np.array([-1e3, -40.0, -34.0, -3.0, 0.0, 3.0, 34.0, 40.0, 1e3])
-    p = bounded_expit(eta)
-    assert p.min() == OUTPUT_FLOOR and 1.0 - p.max() >= OUTPUT_FLOOR * 0.99
-    assert np.all((p > 0.0) & (p < 1.0)) and np.all(np.diff(p) >= 0)
-    inside = np.abs(eta) <= 34.0
-    np.testing.assert_allclose(p[inside], expit(eta[inside]), rtol=1e-15)
-    assert expit(40.0) == 1.0  # what the floor prevents
-
-
-def test_bounded_softmax_keeps_every_class_off_zero_and_one():
-    from scipy.special import softmax
-
-    from bayescal.validation import OUTPUT_FLOOR, bounded_softmax
-
-    eta = np.array([[0.0, 40.0, -800.0], [1.0, 2.0, 3.0], [1e4, -1e4, 0.0], [5.0, 5.0, 5.0]])
-    p = bounded_softmax(eta)
-    assert softmax(eta).max() == 1.0 and softmax(eta).min() == 0.0  # what the floor prevents
-    assert np.all((p >= OUTPUT_FLOOR) & (p <= 1.0 - 2 * OUTPUT_FLOOR * 0.99))
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-15)
-    # off the floor it is the softmax (the uniform mixture moves it by <= K * floor)
-    np.testing.assert_allclose(p[1], softmax(eta[1]), rtol=1e-13)
-    np.testing.assert_allclose(p[3], 1.0 / 3.0, rtol=1e-15)
-    # any axis; order preserved along it
-    q = bounded_softmax(eta.T, axis=0)
-    np.testing.assert_allclose(q, p.T, rtol=1e-15)
-    assert np.all(np.argsort(p, axis=1) == np.argsort(eta, axis=1))
-
-
-@pytest.mark.parametrize("make", [
-    lambda: BetaCalibrator(),
-    lambda: PlattCalibrator(input="logit"),
-    lambda: LogisticGAMCalibrator(input="logit", n_knots=5),
-])
-def test_steep_sigmoid_maps_on_exact_zero_one_scores_never_return_zero_or_one(make):
-    # A confident classifier (a random forest's 0/1 votes) that is nearly always
-    # right: the beta map's b coefficient is large, and before the output floor
-    # 300 rows came out as exactly 1.0 (infinite log loss on a single error).
-    rng = np.random.default_rng(0)
-    s = rng.uniform(size=2000)
-    s[:300], s[300:600] = 0.0, 1.0
-    y = (s > 0.5).astype(int)
-    y[rng.choice(2000, 20, replace=False)] ^= 1
-    p = make().fit(s, y).predict_proba(s)
-    assert np.all((p > 0.0) & (p < 1.0))
-    np.testing.assert_allclose(p.sum(axis=1), 1.0)
 
 
 def test_complex_values_are_rejected_with_scikit_learns_phrase():

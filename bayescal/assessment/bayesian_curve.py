@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from bayescal.assessment.lowess_curve import CURVE_ERRORS, curve_errors
-from bayescal.validation import bounded_expit, check_fraction, check_positive_int
+from bayescal.clipping import bounded_expit
+from bayescal.validation import check_fraction, check_positive_int
 
 __all__ = ["BayesianCurve", "bayesian_calibration_curve"]
 
@@ -85,7 +86,7 @@ def _grouped(y: np.ndarray, p: np.ndarray, n_bins: int
     """Scores, event rates and counts of equal-width bins of ``logit p`` (non-empty bins)."""
     from scipy.special import expit, logit
 
-    from bayescal.validation import DEFAULT_CLIP
+    from bayescal.clipping import DEFAULT_CLIP
 
     z = logit(np.clip(p, DEFAULT_CLIP, 1.0 - DEFAULT_CLIP))
     lo, hi = float(z.min()), float(z.max())

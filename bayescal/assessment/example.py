@@ -26,7 +26,7 @@ __all__ = ["example_path", "make_example_predictions"]
 #: The shipped file, inside the package.
 EXAMPLE_FILE = Path(__file__).resolve().parent / "data" / "example_predictions.csv.gz"
 
-#: Classifier name (as ``bayescal reliability``) -> column.
+#: Classifier name (:data:`bayescal.assessment.out_of_fold.CLASSIFIERS`) -> column.
 COLUMNS = {"naive_bayes": "p_nb", "logistic_regression": "p_lr", "random_forest": "p_rf"}
 
 
@@ -50,12 +50,12 @@ def make_example_predictions(data_dir: Path, out: Path = EXAMPLE_FILE) -> Path:
     """
     import pandas as pd
 
-    from bayescal.cli import _cross_validated_proba
+    from bayescal.assessment.out_of_fold import cross_validated_proba
     from bayescal.datasets import load_dataset
 
     ds = load_dataset("german_credit", data_dir)
     frame = pd.DataFrame({
-        column: _cross_validated_proba(ds.X, ds.y, ds.class_names, name, 5, 0)[:, 1].round(6)
+        column: cross_validated_proba(ds.X, ds.y, ds.class_names, name, 5, 0)[:, 1].round(6)
         for name, column in COLUMNS.items()
     })
     frame["target"] = ds.y

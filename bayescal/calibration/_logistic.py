@@ -22,7 +22,7 @@ penalty-matrix argument.
 
 Scores on the open interval (0, 1), which every calibrator working on ``log s``
 or ``log(s / (1 - s))`` needs, come from the one clip rule
-:func:`bayescal.validation.clip_probabilities`.
+:func:`bayescal.clipping.clip_probabilities`.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from bayescal.validation import accepted_inputs
+from bayescal.contracts import accepted_inputs
 
 __all__ = ["calibrator_for", "classifier_scores", "score_method"]
 

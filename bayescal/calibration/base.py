@@ -5,13 +5,13 @@ A binary calibrator learns a calibration map score -> probability from
 ``predict_proba(scores)``, which returns ``(n, 2)`` rows summing to one.
 Scores are a 1-D array or an ``(n, 2)`` probability array whose second column
 is used. What they are is said by the calibrator's ``input`` parameter, one
-vocabulary across bayescal (:data:`bayescal.validation.SCORE_INPUTS`):
+vocabulary across bayescal (:data:`bayescal.contracts.SCORE_INPUTS`):
 ``"score"`` (probabilities in [0, 1]), ``"logit"`` (probabilities read on the
 log-odds scale) and ``"decision"`` (any real number, e.g. an SVM's
 ``decision_function``); each calibrator declares the inputs its method allows
 once, in the ``"input"`` entry of its ``_parameter_constraints``
-(:func:`bayescal.validation.input_constraint`). Calibrators that take logs of probabilities share one
-``clip`` rule (:func:`bayescal.validation.clip_probabilities`). Targets are 0/1
+(:func:`bayescal.contracts.input_constraint`). Calibrators that take logs of probabilities share one
+``clip`` rule (:func:`bayescal.clipping.clip_probabilities`). Targets are 0/1
 labels or fractions in [0, 1] (grouped calibration data from DGG and Platt's
 smoothed targets are fractional).
 
@@ -30,9 +30,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.contracts import SCORE_INPUTS, accepted_inputs
 from bayescal.validation import (
-    SCORE_INPUTS,
-    accepted_inputs,
     check_binary_scores,
     check_consistent_length,
     check_min_samples,
@@ -50,8 +49,8 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     Subclasses declare their hyper-parameters in ``_parameter_constraints``
     (checked by scikit-learn's ``_validate_params`` at the start of ``fit``),
     among them the ``input`` values their method allows, declared once with
-    :func:`~bayescal.validation.input_constraint` (read back by
-    :func:`~bayescal.validation.accepted_inputs`; without an ``input``
+    :func:`~bayescal.contracts.input_constraint` (read back by
+    :func:`~bayescal.contracts.accepted_inputs`; without an ``input``
     parameter a calibrator reads probabilities, ``"score"``), and
     implement ``_fit`` and ``_predict_positive``.
     """

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities
+from bayescal.clipping import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities
 
 __all__ = ["BetaCalibrator", "BETA_PARAMETERS"]
 
@@ -42,7 +42,7 @@ class BetaCalibrator(BinaryCalibrator):
         logistic fit on ``logit(s)``, i.e. Platt with logit); ``"ab"``: the
         midpoint fixed at ``m = 1/2``.
     clip : float or None, default=1e-12
-        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`):
+        bayescal's one clip rule (:func:`bayescal.clipping.clip_probabilities`):
         a float ``eps`` in (0, 0.5) clips scores to ``[eps, 1 - eps]`` before
         the logs (``n_clipped_`` counts them; the ``betacal`` package always
         clips at machine epsilon); ``None`` is strict, a score of exactly 0 or

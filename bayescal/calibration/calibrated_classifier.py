@@ -24,7 +24,8 @@ from bayescal.calibration._fitting import fit_estimator
 from bayescal.calibration._scores import calibrator_for, classifier_scores, score_method
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.generation import generate_calibration_data, group_binary_problems
-from bayescal.validation import check_classification_data, check_features, has_credible_interval
+from bayescal.contracts import has_credible_interval
+from bayescal.validation import check_classification_data, check_features
 
 __all__ = ["SCENARIOS", "CalibratedClassifier"]
 

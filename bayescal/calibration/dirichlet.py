@@ -43,9 +43,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.clipping import DEFAULT_CLIP, clip_constraint, clip_probabilities
+from bayescal.contracts import input_constraint
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
-    DEFAULT_CLIP,
     check_array_1d,
     check_consistent_length,
     check_labels,
@@ -53,12 +54,9 @@ from bayescal.validation import (
     check_n_classes_present,
     check_probability_matrix,
     check_sample_weight,
-    clip_constraint,
-    clip_probabilities,
-    input_constraint,
 )
 
-#: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
+#: Values accepted by ``input`` (see :data:`bayescal.contracts.SCORE_INPUTS`).
 DIRICHLET_INPUTS = ("score", "decision")
 
 __all__ = [
@@ -145,7 +143,7 @@ def dirichlet_log_probabilities(
     input : {"score", "decision"}
         Which of the two ``scores`` holds; logits are log-softmaxed.
     clip : float or None
-        bayescal's clip rule (:func:`bayescal.validation.clip_probabilities`,
+        bayescal's clip rule (:func:`bayescal.clipping.clip_probabilities`,
         floor only): probabilities below ``clip`` are raised to it before the
         log; ``None`` raises on a probability of exactly 0.
     n_classes : int, optional
@@ -285,7 +283,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         log-softmax is used (1-D: binary decision values ``d`` as logits
         ``(-d, d)``).
     clip : float or None, default=1e-12
-        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`,
+        bayescal's one clip rule (:func:`bayescal.clipping.clip_probabilities`,
         as :class:`TemperatureScaling`): probabilities below ``clip`` are raised
         to it before the log (without renormalising; ``dirichletcal`` does the
         same at the smallest positive float), counted in ``n_clipped_``.

@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.platt import _ScoreFeatureCalibrator, platt_targets
-from bayescal.validation import DEFAULT_CLIP, bounded_expit
+from bayescal.clipping import DEFAULT_CLIP, bounded_expit
 
 __all__ = ["LogisticGAMCalibrator", "GAM_CRITERIA", "pspline_basis"]
 

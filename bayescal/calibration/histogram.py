@@ -10,8 +10,9 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration.base import BinaryCalibrator
+from bayescal.contracts import input_constraint
 from bayescal.metrics.binning import BINNING_STRATEGIES, assign_bins_compact, bin_edges
-from bayescal.validation import in_unit_interval, input_constraint
+from bayescal.validation import in_unit_interval
 
 __all__ = [
     "EMPTY_BIN_RULES",

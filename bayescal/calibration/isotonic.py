@@ -8,7 +8,8 @@ from sklearn.utils._param_validation import StrOptions
 from bayescal._kernels.isotonic import pooled_isotonic_fit
 from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import describe_bad_values, input_constraint
+from bayescal.contracts import input_constraint
+from bayescal.validation import describe_bad_values
 
 __all__ = ["IsotonicCalibrator"]
 

@@ -9,14 +9,8 @@ from sklearn.utils._param_validation import Interval
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import (
-    DEFAULT_CLIP,
-    SCORE_INPUTS,
-    bounded_expit,
-    clip_constraint,
-    clip_probabilities,
-    input_constraint,
-)
+from bayescal.clipping import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities
+from bayescal.contracts import SCORE_INPUTS, input_constraint
 
 __all__ = ["PlattCalibrator", "platt_targets", "score_feature"]
 
@@ -39,7 +33,7 @@ def score_feature(
         ``log(s / (1 - s))`` of the probability.
     clip : float or None
         The clip rule for ``"logit"``, see
-        :func:`bayescal.validation.clip_probabilities`.
+        :func:`bayescal.clipping.clip_probabilities`.
     owner : str
         Calibrator name for error messages.
 
@@ -125,7 +119,7 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         regression, the variant of Phelps et al. (2024)).
     clip : float or None, default=1e-12
         Only for ``input="logit"``; bayescal's one clip rule
-        (:func:`bayescal.validation.clip_probabilities`): a float ``eps`` in
+        (:func:`bayescal.clipping.clip_probabilities`): a float ``eps`` in
         (0, 0.5) clips scores to ``[eps, 1 - eps]`` before the logit is taken
         (``n_clipped_`` counts them in ``fit``); ``None`` is strict, a score of
         exactly 0 or 1 (whose logit is infinite) raises a ``ValueError`` in

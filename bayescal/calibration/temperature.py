@@ -12,8 +12,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.clipping import DEFAULT_CLIP, clip_constraint, clip_probabilities
+from bayescal.contracts import input_constraint
 from bayescal.validation import (
-    DEFAULT_CLIP,
     check_array_1d,
     check_consistent_length,
     check_labels,
@@ -21,14 +22,11 @@ from bayescal.validation import (
     check_n_classes_present,
     check_probability_matrix,
     check_sample_weight,
-    clip_constraint,
-    clip_probabilities,
-    input_constraint,
 )
 
 __all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]
 
-#: Values accepted by ``input`` (see :data:`bayescal.validation.SCORE_INPUTS`).
+#: Values accepted by ``input`` (see :data:`bayescal.contracts.SCORE_INPUTS`).
 TEMPERATURE_INPUTS = ("score", "decision")
 
 #: From this many logits (n x K) the NLL passes of ``fit`` run in one fused numba
@@ -135,7 +133,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         ``(-d, d)``, as scikit-learn does).
     clip : float or None, default=1e-12
         Floor of the probabilities before their log (``input="score"``),
-        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`):
+        bayescal's one clip rule (:func:`bayescal.clipping.clip_probabilities`):
         a probability below ``clip`` becomes ``clip`` (``n_clipped_`` counts
         them in ``fit``), so a zero probability -- also for the true class, as
         random forests and naive Bayes often give -- is a finite logit

@@ -42,7 +42,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.validation import check_classification_data, check_features, input_constraint
+from bayescal.contracts import input_constraint
+from bayescal.validation import check_classification_data, check_features
 
 __all__ = [
     "VennAbersCalibrator",

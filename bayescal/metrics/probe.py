@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from bayescal.metrics.truth import rmse_true
-from bayescal.validation import _as_float_array, _check_finite, check_probability_pair
+from bayescal.validation import check_probability_pair
+from bayescal.validation.arrays import _as_float_array, _check_finite
 
 __all__ = ["ProbeDistance", "probe_distance"]
 

@@ -42,10 +42,10 @@ the frequentist calibrators.
 
 Inputs and clipping
 -------------------
-The maps follow bayescal's one ``input`` vocabulary and clip rule
-(:mod:`bayescal.validation`): probabilities are clipped to ``[clip, 1 - clip]``
-(``clip=1e-12`` by default; ``n_clipped_`` counts them, ``clip=None`` raises
-on a score of exactly 0 or 1) before logs and logits -- the only change made
+The maps follow bayescal's one ``input`` vocabulary (:mod:`bayescal.contracts`)
+and clip rule (:mod:`bayescal.clipping`): probabilities are clipped to
+``[clip, 1 - clip]`` (``clip=1e-12`` by default; ``n_clipped_`` counts them,
+``clip=None`` raises on a score of exactly 0 or 1) before logs and logits -- the only change made
 to the input. The Platt and spline maps also read decision values
 (``input="decision"``, any real number) as they are.
 """
@@ -63,6 +63,8 @@ from sklearn.utils.validation import check_is_fitted
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.undersampling import undersampling_correction  # noqa: F401
+from bayescal.clipping import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities
+from bayescal.contracts import input_constraint
 from bayescal.inference.posterior import (
     PosteriorPredictiveMixin,
     credible_interval,
@@ -75,14 +77,6 @@ from bayescal.inference.sampling import (
     sample_posterior,
     sampler_settings,
     student_t_prior_hyper,
-)
-from bayescal.probes.pspline import penalised_spline_design, spline_basis, spline_knots
-from bayescal.validation import (
-    DEFAULT_CLIP,
-    bounded_expit,
-    clip_constraint,
-    clip_probabilities,
-    input_constraint,
 )
 
 __all__ = [
@@ -422,7 +416,7 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
         thesis's and scikit-learn's sigmoid calibration use.
     clip : float or None, default=1e-12
         bayescal's one clip rule for ``input="logit"``
-        (:func:`bayescal.validation.clip_probabilities`); ``n_clipped_``
+        (:func:`bayescal.clipping.clip_probabilities`); ``n_clipped_``
         counts the clipped calibration scores, ``None`` is strict.
     <common parameters>
     Attributes
@@ -503,7 +497,7 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
     Parameters
     ----------
     clip : float or None, default=1e-12
-        bayescal's one clip rule (:func:`bayescal.validation.clip_probabilities`)
+        bayescal's one clip rule (:func:`bayescal.clipping.clip_probabilities`)
         before ``log s`` and ``log(1 - s)``; ``n_clipped_`` counts the clipped
         calibration scores, ``None`` is strict. The map needs probabilities:
         decision values are rejected (use :class:`BayesianPlattCalibrator`
@@ -629,7 +623,7 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
         decision values (any real number) used as ``z`` directly.
     clip : float or None, default=1e-12
         bayescal's one clip rule for ``input="logit"``
-        (:func:`bayescal.validation.clip_probabilities`); ``n_clipped_``
+        (:func:`bayescal.clipping.clip_probabilities`); ``n_clipped_``
         counts the clipped calibration scores, ``None`` is strict.
     n_basis : int, default=10
         Number of cubic B-spline basis functions on ``z = logit(s)`` (at

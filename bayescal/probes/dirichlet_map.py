@@ -35,17 +35,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from bayescal.calibration.dirichlet import DIRICHLET_INPUTS, dirichlet_log_probabilities
+from bayescal.clipping import DEFAULT_CLIP, bounded_softmax, clip_constraint
+from bayescal.contracts import input_constraint
 from bayescal.inference.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
 from bayescal.inference.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
 from bayescal.validation import (
-    DEFAULT_CLIP,
-    bounded_softmax,
     check_consistent_length,
     check_labels,
     check_n_classes_present,
     check_sample_weight,
-    clip_constraint,
-    input_constraint,
 )
 
 __all__ = ["BayesianDirichletCalibrator", "dirichlet_map_model"]
@@ -152,7 +150,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
     See the module docstring for the model. ``predict_proba`` is the
     posterior mean of ``softmax(W ln q + b)`` (rows renormalised), the
     softmax computed in log space and kept off exact 0 and 1 by
-    :func:`bayescal.validation.bounded_softmax` (every probability in
+    :func:`bayescal.clipping.bounded_softmax` (every probability in
     ``[1e-15, 1 - (K - 1) 1e-15]``, as the sigmoid maps' ``bounded_expit``);
     ``predict_interval(scores, prob)`` the equal-tailed (or HDI) credible
     interval of each class probability, shape ``(n, K, 2)``.

@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal.clipping import bounded_expit, bounded_softmax
 from bayescal.inference.posterior import (
     POINT_ESTIMATES,
     PosteriorPredictiveMixin,
@@ -35,12 +36,7 @@ from bayescal.inference.sampling import (
     sampler_settings,
     student_t_prior_hyper,
 )
-from bayescal.validation import (
-    bounded_expit,
-    bounded_softmax,
-    check_classification_data,
-    check_features,
-)
+from bayescal.validation import check_classification_data, check_features
 
 __all__ = ["BayesianLogisticRegression", "blr_model", "scale_inputs"]
 
@@ -328,7 +324,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
     the posterior median, which lies inside every equal-tailed interval (with
     ``K > 2`` classes the per-class medians are renormalised to sum to one,
     see :func:`bayescal.inference.posterior.point_estimate_of_draws`).
-    Multinomial probabilities use :func:`bayescal.validation.bounded_softmax`
+    Multinomial probabilities use :func:`bayescal.clipping.bounded_softmax`
     (log space; never exactly 0 or 1).
     All posterior draws are used for prediction, so memory grows as
     ``draws * chains * n * K``.

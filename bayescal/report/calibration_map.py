@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayescal.contracts import has_credible_interval
 from bayescal.report._axes import draw_unit_diagonal
-from bayescal.validation import check_array_1d, check_fraction, has_credible_interval
+from bayescal.validation import check_array_1d, check_fraction
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -277,7 +277,7 @@ def comparison_section(tree: Any, metric: str, *, dpi: int = 150) -> str:
         HTML (every string from the cube escaped).
     """
     from bayescal.report._embed import img_tag as _img
-    from bayescal.report.compare_command import (
+    from bayescal.report.method_tables import (
         applicable_methods,
         comparison_frame,
         comparison_summary,

@@ -221,8 +221,8 @@ def recommendation_section(tree: Any, metric: str) -> str:
         A ``<section id="summary">`` (every string from the cube escaped).
     """
     from bayescal.cube.schema import METRICS
-    from bayescal.report.compare_command import applicable_methods, few_datasets_caution
     from bayescal.report.comparison import metrics_dataset
+    from bayescal.report.method_tables import applicable_methods, few_datasets_caution
 
     esc = html.escape
     try:

@@ -7,7 +7,7 @@
   checks fixed from its numbers and their uncertainty, and the verdict;
 * :mod:`~bayescal.reproduce.agreement` — descriptive figures of how our numbers follow the
   paper's: best method per row, method pairs in the same order, ratios;
-* :mod:`~bayescal.reproduce.command` — ``bayescal reproduce``;
+* :mod:`~bayescal.reproduce.runner` — a reproduction run and judged (``bayescal reproduce``);
 * :mod:`~bayescal.reproduce.data_dir` — the shared data beside the checkout
   when ``BAYESCAL_DATA`` is unset (what the notebooks call first).
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from bayescal.validation import _as_float_array, describe_bad_values
+from bayescal.validation import describe_bad_values
+from bayescal.validation.arrays import _as_float_array
 
 __all__ = ["check_score_matrix", "mean_ranks", "rank_methods"]
 

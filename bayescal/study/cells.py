@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from bayescal.contracts import has_credible_interval
 from bayescal.cube.schema import DIAGNOSTICS, TIMINGS, metric_names
 from bayescal.cube.scoring import label_metrics, truth_metrics
 from bayescal.cube.store import CellResult
@@ -29,7 +30,6 @@ from bayescal.study.posteriors import diagnostic_record, find_fitted, kept_draws
 from bayescal.study.seeds import CLASSIFIER, SCENARIO, derive_seed
 from bayescal.study.sharing import FitCache, SharedFitClassifier
 from bayescal.study.spec import CALIBRATED_CLASSIFIER, ScenarioSpec, Spec
-from bayescal.validation import has_credible_interval
 
 __all__ = ["Task", "build_model", "generation_scenario", "run_task"]
 

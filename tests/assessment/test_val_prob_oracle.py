@@ -67,14 +67,14 @@ def rscript() -> str:
 def _predictions(dataset: str, classifier: str, data_dir) -> tuple[np.ndarray, np.ndarray]:
     from sklearn.model_selection import train_test_split
 
-    from bayescal.cli import _make_classifier
+    from bayescal.assessment.out_of_fold import make_classifier
     from bayescal.datasets import load_dataset
 
     ds = load_dataset(dataset, data_dir)
     y = (ds.y == 1).astype(int)
     X_fit, X_val, y_fit, y_val = train_test_split(ds.X, y, test_size=0.5, random_state=0,
                                                   stratify=y)
-    model = _make_classifier(classifier, 0).fit(X_fit, y_fit)
+    model = make_classifier(classifier, 0).fit(X_fit, y_fit)
     return y_val, model.predict_proba(X_val)[:, 1]
 
 

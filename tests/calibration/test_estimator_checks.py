@@ -40,7 +40,7 @@ from bayescal.calibration import (
     LogisticGAMCalibrator,
     PlattCalibrator,
 )
-from bayescal.validation import accepted_inputs
+from bayescal.contracts import accepted_inputs
 
 #: The calibration maps of ``bayescal.calibration``: every public estimator defined
 #: there whose ``fit`` takes ``scores`` (found, not listed).

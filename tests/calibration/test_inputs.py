@@ -26,8 +26,8 @@ from bayescal.calibration import (
     VennAbersCalibrator,
 )
 from bayescal.calibration.base import BinaryCalibrator
+from bayescal.contracts import accepted_inputs
 from bayescal.probes import ABBCalibrator, BBQCalibrator, SBBCalibrator
-from bayescal.validation import accepted_inputs
 
 
 def _svc_decisions(seed=0, n=300):

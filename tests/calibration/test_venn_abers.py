@@ -152,7 +152,7 @@ def test_predict_interval_shape_and_classes():
 @pytest.mark.parametrize(("name", "value"), [("prob", 0.5), ("prob", 0.99), ("kind", "eti")])
 def test_predict_interval_refuses_a_mass_it_cannot_honour(name, value):
     # issue 27: prob=0.5 and prob=0.99 used to give the same pair, silently
-    from bayescal.validation import has_credible_interval
+    from bayescal.contracts import has_credible_interval
 
     s, y = _data(200, 1)
     X, labels = make_classification(n_samples=120, random_state=0)

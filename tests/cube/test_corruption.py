@@ -211,7 +211,7 @@ def test_show_and_report_refuse_a_corrupted_cube_in_one_line(copy, tmp_path):
 
 
 def test_a_deleted_done_chunk_is_refused_not_read_as_nothing_done(copy):
-    from bayescal.study.commands import main
+    from bayescal.cli import main
 
     _zarr_sample(copy.cube_path)[1][0].unlink()
     with pytest.raises(CorruptCubeError, match="is missing") as info:
@@ -263,8 +263,8 @@ def test_resume_heals_every_damage_to_the_same_cube(study, copy):
 
 def test_a_read_only_store_is_shown_and_opened(copy, monkeypatch):
     """A read-only file system refuses to open the lock file for writing (EROFS)."""
+    from bayescal.cli import main
     from bayescal.cube.lock import StoreLock
-    from bayescal.study.commands import main
 
     def read_only(self):
         raise OSError(errno.EROFS, "Read-only file system", str(self.path))

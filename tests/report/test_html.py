@@ -14,8 +14,8 @@ import pytest  # noqa: E402
 import xarray as xr  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 
+from bayescal.cli.report import report_command  # noqa: E402
 from bayescal.report import build_report  # noqa: E402
-from bayescal.report.commands import report_command  # noqa: E402
 from tests.report.cube_factory import make_cube  # noqa: E402
 
 SVG = re.compile(r'<svg role="img" aria-label="([^"]*)".*?</svg>', re.S)

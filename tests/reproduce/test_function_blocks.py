@@ -101,7 +101,7 @@ def test_function_block_runs_and_is_compared(tmp_path, monkeypatch):
 def test_function_block_missing_column_is_named(tmp_path, monkeypatch):
     root = _make(tmp_path, monkeypatch, fn="broken")
     with pytest.raises(ValueError, match=r"lacks the column\(s\) \['dataset'\]"):
-        from bayescal.reproduce.command import run_reproduction
+        from bayescal.reproduce.runner import run_reproduction
 
         run_reproduction(load_reproduction("toy", root=root), tmp_path / "out",
                          echo=lambda *a: None)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from bayescal.reproduce import list_reproductions, load_reproduction
 from bayescal.reproduce.claims import evaluate_check
-from bayescal.reproduce.command import (
+from bayescal.reproduce.runner import (
     format_comparison,
     format_verdict,
     judge_table,

@@ -220,7 +220,7 @@ CLI_CASES = [h for h in HOSTILE if h[0] in (
 @pytest.mark.parametrize(("text", "key", "reason"), [h[1:] for h in CLI_CASES],
                          ids=[h[0] for h in CLI_CASES])
 def test_bayescal_run_refuses_hostile_spec_in_one_line(tmp_path, text, key, reason):
-    from bayescal.study.commands import main
+    from bayescal.cli import main
 
     marker = tmp_path / "pwned"
     path = tmp_path / "hostile.toml"
@@ -236,7 +236,7 @@ def test_bayescal_run_refuses_hostile_spec_in_one_line(tmp_path, text, key, reas
 
 
 def test_max_cells_flag_of_bayescal_run(tmp_path, tiny_spec_path):
-    from bayescal.study.commands import main
+    from bayescal.cli import main
 
     out = CliRunner().invoke(main, ["run", str(tiny_spec_path), "--store", str(tmp_path / "s"),
                                     "-q", "--max-cells", "10"])

@@ -73,7 +73,7 @@ def test_kill_9_of_the_parent_leaves_no_process_and_no_payload(tmp_path,
     spec.write_text(KILL_SPEC.replace("delay = 0.15", "delay = 1.0"))
     store = tmp_path / "store"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bayescal.study", "run", str(spec), "--store", str(store),
+        [sys.executable, "-m", "bayescal.cli", "run", str(spec), "--store", str(store),
          "--allow-module", test_estimators_on_path, "-j", "2", "-q"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -190,7 +190,7 @@ def test_ctrl_c_of_a_parallel_run_exits_130_in_one_line(tmp_path, test_estimator
     for attempt in range(3):
         store = tmp_path / f"store{attempt}"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "bayescal.study", "run", str(spec), "--store", str(store),
+            [sys.executable, "-m", "bayescal.cli", "run", str(spec), "--store", str(store),
              "--allow-module", test_estimators_on_path, "-j", "2", "-q"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

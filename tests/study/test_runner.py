@@ -223,7 +223,7 @@ wrapper = { class = "sklearn.calibration.CalibratedClassifierCV", params = { met
 def _start_killable(spec_path: Path, store: Path, module: str, *extra: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(HERE)])}
     return subprocess.Popen(
-        [sys.executable, "-m", "bayescal.study", "run", str(spec_path), "--store", str(store),
+        [sys.executable, "-m", "bayescal.cli", "run", str(spec_path), "--store", str(store),
          "--allow-module", module, "--quiet", *extra], env=env, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE)
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from bayescal.cli import main
 from bayescal.cube import StoreBusyError, StoreLock, open_results
 from bayescal.study import SchedulerUnreachableError, load_spec, parse_spec, run
-from bayescal.study.commands import main
 
 from .conftest import HERE, TINY_SPEC
 from .test_runner import KILL_SPEC, assert_same_cube
@@ -32,7 +32,7 @@ def _default_sigint() -> None:
 
 def _cli(*args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(HERE)])}
-    return subprocess.Popen([sys.executable, "-m", "bayescal.study", *args], env=env,
+    return subprocess.Popen([sys.executable, "-m", "bayescal.cli", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_default_sigint)
 

@@ -231,7 +231,7 @@ def test_os_system_spec_is_refused_without_running_anything(tmp_path):
     assert info.value.key == "datasets.pwn.generator"
     from click.testing import CliRunner
 
-    from bayescal.study.commands import main
+    from bayescal.cli import main
 
     out = CliRunner().invoke(main, ["run", str(path), "--store", str(tmp_path / "s"), "-q"])
     assert out.exit_code == 1 and "is not a dataset generator" in out.output

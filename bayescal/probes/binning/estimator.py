@@ -10,10 +10,11 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal.inference.posterior import PosteriorPredictiveMixin, record_diagnostics
+from bayescal.contracts import accepted_inputs, input_constraint
 from bayescal.probes.binning.cells import score_cells
 from bayescal.probes.binning.posterior import _binning_datatree, beta_mixture_quantile
-from bayescal.validation import accepted_inputs, check_fraction, input_constraint
+from bayescal.inference.posterior import PosteriorPredictiveMixin, record_diagnostics
+from bayescal.validation import check_fraction
 
 #: ``_parameter_constraints`` entries shared by BBQ, SBB and ABB (checked by
 #: ``_validate_params`` at the start of ``fit``). ``random_state`` is handed to

@@ -1,11 +1,7 @@
-"""Click commands ``run`` and ``show`` of the ``bayescal`` command line.
-
-They are registered on the main group in :mod:`bayescal.cli` with
-``main.add_command(run_command)`` and ``main.add_command(show_command)``, and
-are also reachable as ``python -m bayescal.study run|show``.
+"""``bayescal run`` and ``bayescal show``: run a study spec into a result cube, print its table.
 
 ``bayescal run`` with no spec runs the bundled quick-start study
-(``bayescal/study/specs/quickstart.toml``: scikit-learn's breast-cancer set
+(:data:`bayescal.study.bundled.QUICKSTART`: scikit-learn's breast-cancer set
 and the seed thesis' synthetic set; naive Bayes, random forest, logistic
 regression; raw, Platt on CV scores, isotonic on a split and on the full
 training set, ENIR on DGG data; 5-fold CV) into
@@ -17,17 +13,13 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import click
 import numpy as np
 
-__all__ = ["QUICKSTART", "main", "run_command", "show_command", "summary_frame"]
-
-#: The bundled quick-start spec.
-QUICKSTART = files("bayescal.study") / "specs" / "quickstart.toml"
+__all__ = ["run_command", "show_command", "summary_frame"]
 
 
 def summary_frame(tree: Any, metric: str) -> Any:
@@ -222,6 +214,7 @@ def _run(spec: str | None, store: str | None, resume: bool, scheduler: str | Non
     import warnings
 
     from bayescal.cube import StoreBusyError
+    from bayescal.study.bundled import QUICKSTART
     from bayescal.study.executors import WorkerProcessError
     from bayescal.study.runner import StudyCellWarning, run
     from bayescal.study.spec import DEFAULT_MAX_CELLS, SpecError, load_spec
@@ -279,12 +272,3 @@ def show_command(store: str, metric: str | None, fmt: str) -> None:
     failures = _failure_report(tree, Path(store))
     if failures:
         click.echo("\n".join(failures), err=True)
-
-
-@click.group()
-def main() -> None:
-    """bayescal studies (``python -m bayescal.study``)."""
-
-
-main.add_command(run_command)
-main.add_command(show_command)

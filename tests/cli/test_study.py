@@ -1,4 +1,4 @@
-"""Tests of the click commands ``run`` and ``show`` (bayescal.study.commands)."""
+"""Tests of the click commands ``run`` and ``show`` (bayescal.cli.study)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from bayescal.cli import main
+from bayescal.cli.study import summary_frame
 from bayescal.study import open_results
-from bayescal.study.commands import QUICKSTART, main, summary_frame
+from bayescal.study.bundled import QUICKSTART
 
 
 def test_run_then_show(tiny_spec_path, tmp_path):

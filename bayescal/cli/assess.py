@@ -8,38 +8,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["assess_command", "probability_columns_warning"]
-
-
-def probability_columns_warning(X, feature_names: list[str], source: str) -> str | None:
-    """The warning for a dataset whose feature columns all look like probabilities.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-        Features (NaN allowed: missing values are ignored).
-    feature_names : list of str
-    source : str
-        The dataset's name, for the message.
-
-    Returns
-    -------
-    str or None
-        A one-line warning when every feature lies in [0, 1] (someone's
-        predicted probabilities, most likely), else None.
-    """
-    import numpy as np
-
-    arr = np.asarray(X, dtype=float)
-    finite = arr[np.isfinite(arr)]
-    if arr.ndim != 2 or arr.shape[1] == 0 or finite.size == 0:
-        return None
-    if finite.min() < 0.0 or finite.max() > 1.0:
-        return None
-    columns = " ".join(feature_names[:4])
-    return (f"warning: every feature column of {source} lies in [0, 1]; `bayescal reliability` "
-            "fits a classifier on them as features. If they are predicted probabilities, "
-            f"assess them as they are: bayescal assess FILE --proba {columns} --label target")
+__all__ = ["assess_command"]
 
 
 def _fail(message: str) -> None:
@@ -119,8 +88,3 @@ def assess_command(file: Path, proba: tuple[str, ...], label: str, positive: str
                source=f"Predictions from {file.name}, label column {label!r}.")
     for name in ("assessment.json", "assessment.csv", "assessment.html"):
         click.echo(f"wrote {out_dir / name}")
-
-
-from bayescal.assessment.recalibrate_command import recalibrate_command  # noqa: E402
-
-__all__ += ["recalibrate_command"]

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from bayescal.cli import main
-from bayescal.report.compare_command import (
+from bayescal.report.method_tables import (
     MIN_DATASETS,
     comparison_frame,
     few_datasets_caution,

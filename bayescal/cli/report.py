@@ -1,9 +1,7 @@
-"""Click command ``report`` of the ``bayescal`` command line.
+"""``bayescal report``: the self-contained HTML report of a study store.
 
-Registered on the main group in :mod:`bayescal.cli` with
-``main.add_command(report_command)`` (import it from
-``bayescal.report.commands``). The report builder and matplotlib are imported
-when the command runs, so ``bayescal --help`` stays fast.
+The report builder and matplotlib are imported when the command runs, so
+``bayescal --help`` stays fast.
 """
 
 from __future__ import annotations

@@ -1,45 +1,36 @@
-"""``bayescal reproduce``: list the reproductions, or run one and compare it with its paper.
+"""Run a reproduction and compare it with its paper (what ``bayescal reproduce`` does).
 
-``bayescal reproduce --list`` prints every reproduction (id, the paper by
-author, year and title, its tables, whether it reads the data directory, the
-measured quick and full run times).
-``bayescal reproduce ID [--full] [--out DIR] [--data-dir DIR] [--strict]`` runs
-the reproduction's specs through :func:`bayescal.study.run` (one store per block
-under ``DIR``, resumed if present), reads the cubes back with
-:func:`bayescal.cube.open_results`, prints "paper | bayescal" per cell in the
-paper's units with the tolerance the paper's uncertainty allows (disagreeing
-cells flagged), the checks of :mod:`bayescal.reproduce.verdict` and the verdict
-(``reproduced``, ``partly reproduced (k of m checks)``, ``not reproduced``),
-and writes ``agreement.json``, ``comparison.csv`` and the figures to ``DIR``.
-A block that names a Python function (``python:module:function``, see
+:func:`run_reproduction` runs the reproduction's specs through
+:func:`bayescal.study.run` (one store per block under ``DIR``, resumed if
+present), reads the cubes back with :func:`bayescal.cube.open_results`, prints
+"paper | bayescal" per cell in the paper's units with the tolerance the paper's
+uncertainty allows (disagreeing cells flagged), the checks of
+:mod:`bayescal.reproduce.verdict` and the verdict (``reproduced``, ``partly
+reproduced (k of m checks)``, ``not reproduced``), and writes
+``agreement.json``, ``comparison.csv`` and the figures to ``DIR``. A block that
+names a Python function (``python:module:function``, see
 :mod:`bayescal.reproduce.registry`) is run by calling it, in its own folder
-``DIR/block_NAME``. The exit status says whether it ran; ``--strict`` makes a
-verdict other than ``reproduced`` an error (status 1).
+``DIR/block_NAME``. :func:`list_lines` is the ``--list`` table. The command
+itself is :mod:`bayescal.cli.reproduce`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 import time
 from pathlib import Path
 from typing import Any
 
-import click
-
-from bayescal.reproduce.data_dir import DATA_ENV, set_default_data_dir
 from bayescal.reproduce.registry import (
     FUNCTION_PREFIX,
     Reproduction,
-    list_reproductions,
-    load_reproduction,
     resolve_function,
 )
 
 __all__ = ["compare_with_paper", "format_comparison", "format_verdict", "judge_table",
-           "list_lines", "paper_table", "reproduce_command", "run_reproduction",
+           "list_lines", "paper_table", "run_reproduction",
            "verdict_section"]
 
 
@@ -308,61 +299,6 @@ def _figures(rep: Reproduction, cubes: dict[str, Any], out: Path) -> list[Path]:
         fig.savefig(path, dpi=90)
         written.append(path)
     return written
-
-
-@click.command("reproduce")
-@click.argument("reproduction_id", required=False)
-@click.option("--list", "list_", is_flag=True, help="List every reproduction and exit.")
-@click.option("--full", is_flag=True, help="Run the paper's full size (default: quick size).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder (default: ./reproduce-ID); an existing one is resumed.")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder of the real data sets (default: $BAYESCAL_DATA).")
-@click.option("--keep-cubes/--no-keep-cubes", default=None,
-              help="Keep the result stores under --out (default: at full size only).")
-@click.option("--strict", is_flag=True,
-              help="Exit with status 1 unless the verdict is 'reproduced'.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder of reproductions (default: the repository's models/reproductions).")
-@click.option("--n-jobs", type=int, default=None, help="Worker processes (default: every core).")
-def reproduce_command(reproduction_id: str | None, list_: bool, full: bool, out: Path | None,
-                      data_dir: Path | None, keep_cubes: bool | None, strict: bool,
-                      root: Path | None,
-                      n_jobs: int | None) -> None:
-    """Regenerate a published table and judge it against the paper's numbers.
-
-    The exit status says whether the reproduction ran (0) or not; with
-    --strict, a verdict other than 'reproduced' exits with status 1 too.
-    """
-    try:
-        if list_ or reproduction_id is None:
-            for line in list_lines(list_reproductions(root)):
-                click.echo(line)
-            if reproduction_id is None and not list_:
-                click.echo("\nRun one with `bayescal reproduce ID [--full] [--out DIR]"
-                           " [--data-dir DIR]`.")
-            return
-        rep = load_reproduction(reproduction_id, root=root)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    if data_dir is not None:
-        if not data_dir.is_dir():
-            raise click.UsageError(f"--data-dir {str(data_dir)!r} is not an existing folder")
-        os.environ[DATA_ENV] = str(data_dir)
-    if rep.needs_data and not os.environ.get(DATA_ENV) and set_default_data_dir() is None:
-        raise click.ClickException(
-            f"{rep.id} reads real data sets ({', '.join(rep.datasets)}) and "
-            f"no data directory is set: pass --data-dir DIR or set {DATA_ENV}=DIR")
-    try:
-        record = run_reproduction(rep, out or Path(f"reproduce-{rep.id}"), full=full,
-                                  n_jobs=n_jobs, echo=click.echo, keep_cubes=keep_cubes)
-    except ValueError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        hint = (f" Point at the data sets with --data-dir DIR or {DATA_ENV}=DIR."
-                if rep.needs_data else "")
-        raise click.ClickException(f"{rep.id} did not run: {first}{hint}") from None
-    if strict and record["verdict"] != "reproduced":
-        raise SystemExit(1)
 
 
 def list_lines(reps: list[Reproduction]) -> list[str]:
