@@ -24,7 +24,6 @@ from sklearn.utils._param_validation import StrOptions
 from bayescal._kernels.isotonic import pool_tied_scores
 from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator
-from bayescal._kernels.isotonic import pool_tied_scores
 from bayescal.contracts import input_constraint
 from bayescal.validation import check_array_1d, check_sample_weight
 

@@ -78,6 +78,7 @@ from bayescal.inference.sampling import (
     sampler_settings,
     student_t_prior_hyper,
 )
+from bayescal.probes.pspline import penalised_spline_design, spline_basis, spline_knots
 
 __all__ = [
     "BayesianBetaCalibrator",

@@ -11,9 +11,9 @@ from sklearn.utils._param_validation import Interval
 
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.contracts import accepted_inputs, input_constraint
+from bayescal.inference.posterior import PosteriorPredictiveMixin, record_diagnostics
 from bayescal.probes.binning.cells import score_cells
 from bayescal.probes.binning.posterior import _binning_datatree, beta_mixture_quantile
-from bayescal.inference.posterior import PosteriorPredictiveMixin, record_diagnostics
 from bayescal.validation import check_fraction
 
 #: ``_parameter_constraints`` entries shared by BBQ, SBB and ABB (checked by
