@@ -82,12 +82,23 @@ def scale_inputs(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     center = X.mean(axis=0)
     scale = np.ones(X.shape[1])
-    for j in range(X.shape[1]):
-        levels = np.unique(X[:, j])
-        if levels.size == 2:
-            scale[j] = levels[1] - levels[0]
-        elif levels.size > 2:
-            scale[j] = 2.0 * X[:, j].std()
+    if X.shape[0] == 0:
+        return center, scale
+    # at most two levels: every value is the column's minimum or maximum (O(n d), no sort);
+    # a continuous column shows a third level within its first rows, so only the
+    # columns with at most two levels there are checked in full
+    head = X[:64]
+    few = ((head == head.min(axis=0)) | (head == head.max(axis=0))).all(axis=0)
+    two_or_fewer = np.zeros(X.shape[1], dtype=bool)
+    if few.any():
+        columns = X[:, few]
+        low, high = columns.min(axis=0), columns.max(axis=0)
+        levels = ((columns == low) | (columns == high)).all(axis=0)
+        two_or_fewer[few] = levels
+        binary = np.flatnonzero(few)[levels & (high > low)]
+        scale[binary] = (high - low)[levels & (high > low)]
+    if not two_or_fewer.all():
+        scale[~two_or_fewer] = 2.0 * X.std(axis=0)[~two_or_fewer]
     return center, scale
 
 
