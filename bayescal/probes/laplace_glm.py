@@ -282,22 +282,24 @@ class LogisticGLM:
         (``tests/probes/test_laplace_glm.py`` compares it with the
         double-precision ``logaddexp``).
 
-        With ``single=True`` the draws are rounded to single precision first
-        and the linear part uses the *same* rounded parameters, so the value is
-        the log density at ``theta`` rounded (a relative change of 6e-8 of each
-        parameter, which moves the log density by ``|grad| * 6e-8 * |theta|``,
-        about 1e-4 at n = 5 x 10^4); each row's rounding (1e-7 of a term of
-        order one) adds a random error of about ``sqrt(n) * 1e-7``. Both are
-        far below what moves an importance weight (a log-weight error of 1e-3
-        changes a weight by 0.1 %).
+        With ``single=True`` the linear predictors are computed in single
+        precision *relative to the draws' mean* ``eta = eta_bar + (1, G) delta``
+        (``delta`` the draw's offset from the mean), and ``sum |eta|`` as
+        ``sum |eta_bar|`` in double precision plus the single-precision sum of
+        the small ``|eta| - |eta_bar|`` (single precision cannot hold a sum of
+        ``10^4`` terms of order one to better than about 1e-3): rounding ``delta`` moves the log density by about
+        ``|grad| * 6e-8 * |delta|`` (about 1e-5 at n = 5 x 10^4 for draws from a
+        Laplace approximation, whose offsets are a posterior standard deviation),
+        rounding ``eta_bar`` shifts every draw alike, and each element's rounding
+        (1e-7 of a term of order one) adds a random error of about
+        ``sqrt(n) * 1e-7``. Both are far below what moves an importance weight (a
+        log-weight error of 1e-3 changes a weight by 0.1 %); draws far apart
+        (offsets of several units, ``|grad|`` of order ``n``) see errors of order
+        ``n * 1e-7``.
         """
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
-        if single:  # the value at the rounded parameters, consistently (see Notes)
-            thetas = thetas.astype(np.float32).astype(float)
         c0 = thetas[:, 0]
         coef = np.exp(thetas[:, 1:]) if self.positive else thetas[:, 1:]
-        if single and self.positive:
-            coef = coef.astype(np.float32).astype(float)
         c = c0 + coef @ self._b[1:]
         nu = self.prior_df
         out = _student_t_terms(c, nu, self.intercept_scale)[0]
@@ -319,22 +321,39 @@ class LogisticGLM:
         design, weights = self._augmented(dtype)
         n_rows, n_draws = design.shape[0], c0.size
         params = np.empty((design.shape[1], n_draws), dtype=dtype)
+        offset = abs_offset = None
+        half_abs = np.zeros(n_draws)
+        if single:  # single-precision offsets from the draws' mean (see log_density_many)
+            c0_bar, coef_bar = c0.mean(), coef.mean(axis=0)
+            eta_bar = c0_bar + self._centred @ coef_bar
+            offset = eta_bar.astype(np.float32)
+            abs_offset = np.abs(offset)
+            # sum |eta| = sum |eta_bar| (double) + sum (|eta| - |eta_bar|) (small terms)
+            half_abs += float(self.weights @ np.abs(offset.astype(float)))
+            offset, abs_offset = offset[:, None], abs_offset[:, None]
+            c0, coef = c0 - c0_bar, coef - coef_bar
         params[0] = c0
         params[1:] = coef.T
         uniform = bool(np.all(weights == weights[0]))
         block_rows = _PRODUCT_ROWS if uniform else 1
         step = max(1, _CHUNK_ELEMENTS // (n_draws * block_rows)) * block_rows
         buffer = np.empty((min(step, n_rows), n_draws), dtype=dtype)
-        half_abs = np.zeros(n_draws)
         log_terms = np.zeros(n_draws)
         for start in range(0, n_rows, step):
             rows = slice(start, start + step)
             w = weights[rows]
             eta = buffer[: w.size]
             np.matmul(design[rows], params, out=eta)
-            np.abs(eta, out=eta)
-            half_abs += w @ eta  # block sums in the working precision, totals in double
-            np.negative(eta, out=eta)
+            if offset is None:
+                np.abs(eta, out=eta)
+                half_abs += w @ eta  # block sums in double precision too
+                np.negative(eta, out=eta)
+            else:  # single precision holds |eta| - |eta_bar|, not sum |eta|, accurately
+                eta += offset[rows]
+                np.abs(eta, out=eta)
+                eta -= abs_offset[rows]
+                half_abs += w @ eta
+                np.subtract(-abs_offset[rows], eta, out=eta)  # -|eta|
             np.exp(eta, out=eta)
             if uniform:
                 eta += 1.0
@@ -375,7 +394,6 @@ def newton_mode(
     *,
     max_iter: int = 200,
     gtol: float = 1e-10,
-    value_only: Callable[[np.ndarray], float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Maximise a smooth log density by damped Newton steps with backtracking.
 
@@ -390,9 +408,6 @@ def newton_mode(
     gtol : float, default=1e-10
         Converged when the Newton decrement ``g^T H^{-1} g / 2`` falls below
         ``gtol`` (and the negative Hessian is positive definite).
-    value_only : callable, optional
-        ``theta -> log density`` without derivatives, for the last step
-        (default: ``value_grad_hess``).
 
     Returns
     -------
@@ -426,14 +441,11 @@ def newton_mode(
         step = np.linalg.solve(chol.T, np.linalg.solve(chol, grad))
         decrement = 0.5 * float(grad @ step)
         if damping == 0.0 and decrement < gtol:
-            # one last full step: quadratic convergence makes the gradient negligible. The
-            # Hessian is kept from x: the step is below sqrt(2 gtol) in the metric of the
-            # Hessian, which changes the Hessian by a relative O(1e-5 / sqrt(n)).
+            # one last full step: quadratic convergence makes the gradient negligible
             candidate = x + step
-            new_value = (value_only or value_grad_hess)(candidate)
-            new_value = new_value[0] if isinstance(new_value, tuple) else new_value
+            new_value, _, new_hess = value_grad_hess(candidate)
             if np.isfinite(new_value) and new_value >= value - 1e-12 * abs(value):
-                return candidate, neg, it
+                return candidate, -new_hess, it
             return x, neg, it - 1
         t = 1.0
         while True:  # backtracking (Armijo) line search
@@ -516,9 +528,7 @@ def laplace_glm_draws(
 
     glm = problem.glm
     try:
-        mode, neg_hessian, _ = newton_mode(
-            glm.value_grad_hess, glm.start(), value_only=glm.log_density
-        )
+        mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
     except RuntimeError as err:
         raise RuntimeError(
             f"Laplace approximation failed: {err} Use inference='nuts'."
