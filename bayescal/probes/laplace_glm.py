@@ -264,7 +264,7 @@ class LogisticGLM:
         thetas : ndarray of shape (S, p) or (p,)
         single : bool, default=False
             Evaluate the linear predictors and their ``log1pexp`` in single
-            precision (sums in double precision), about twice as fast; see Notes.
+            precision (large sums in double precision), 1.6x as fast; see Notes.
 
         Notes
         -----
@@ -277,25 +277,23 @@ class LogisticGLM:
         parameters (sufficient statistics ``G^T w``), the others take one
         absolute value, one ``exp`` and one ``log1p`` per element, which NumPy
         evaluates with SIMD instructions (about 1 ns each, against tens for
-        ``np.logaddexp``'s scalar loop). ``log1p(exp(-|eta|))`` is exact to
+        ``np.logaddexp``'s scalar loop); with equal weights the ``log1p`` of
+        120 rows are one ``log`` of the product of their ``1 + exp(-|eta|)``. ``log1p(exp(-|eta|))`` is exact to
         rounding for every ``eta``, tiny ``exp(-|eta|)`` included
         (``tests/probes/test_laplace_glm.py`` compares it with the
         double-precision ``logaddexp``).
 
         With ``single=True`` the linear predictors are computed in single
-        precision *relative to the draws' mean* ``eta = eta_bar + (1, G) delta``
-        (``delta`` the draw's offset from the mean), and ``sum |eta|`` as
-        ``sum |eta_bar|`` in double precision plus the single-precision sum of
-        the small ``|eta| - |eta_bar|`` (single precision cannot hold a sum of
-        ``10^4`` terms of order one to better than about 1e-3): rounding ``delta`` moves the log density by about
-        ``|grad| * 6e-8 * |delta|`` (about 1e-5 at n = 5 x 10^4 for draws from a
-        Laplace approximation, whose offsets are a posterior standard deviation),
-        rounding ``eta_bar`` shifts every draw alike, and each element's rounding
-        (1e-7 of a term of order one) adds a random error of about
-        ``sqrt(n) * 1e-7``. Both are far below what moves an importance weight (a
-        log-weight error of 1e-3 changes a weight by 0.1 %); draws far apart
-        (offsets of several units, ``|grad|`` of order ``n``) see errors of order
-        ``n * 1e-7``.
+        precision *relative to the draws' mean* and signed by the sign of the
+        mean's predictor (:meth:`_softplus_sums_single`), so that every sum
+        single precision must hold is one of small terms: the large, linear
+        part (``sum w eta`` over the rows whose predictor is positive) is taken
+        in double precision. Rounding a draw's offset from the mean moves its
+        log density by about ``|grad| * 6e-8 * |offset|`` and each element's
+        rounding adds a random ``sqrt(n) * 1e-7``: 2e-4 at most at
+        n = 5 x 10^4 for draws of a Laplace approximation
+        (``tests/probes/test_laplace_glm.py``), against the 1e-3 that would
+        move an importance weight by 0.1 %.
         """
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         c0 = thetas[:, 0]
@@ -307,68 +305,99 @@ class LogisticGLM:
         if self.positive:
             out = out + coef.shape[1] * np.log(2.0) + thetas[:, 1:].sum(axis=1)
         out = out + c0 * self._tw + coef @ self._gtw
+        if single:
+            return out - self._softplus_sums_single(c0, coef)
         out -= 0.5 * (c0 * self._wsum + coef @ self._gw)
-        return out - self._nonlinear_sums(c0, coef, single)
+        return out - self._nonlinear_sums(c0, coef)
 
-    def _nonlinear_sums(self, c0: np.ndarray, coef: np.ndarray, single: bool) -> np.ndarray:
+    def _nonlinear_sums(self, c0: np.ndarray, coef: np.ndarray) -> np.ndarray:
         """``sum_i w_i (|eta_is| / 2 + log1p(exp(-|eta_is|)))`` for each draw ``s``.
 
         With equal weights, ``sum_i log1p(e_i)`` is taken as the log of products
         of ``1 + e_i`` over :data:`_PRODUCT_ROWS` rows (each factor in (1, 2], so
         no product overflows): one ``log`` per block instead of one per element.
         """
-        dtype = np.float32 if single else np.float64
-        design, weights = self._augmented(dtype)
-        n_rows, n_draws = design.shape[0], c0.size
-        params = np.empty((design.shape[1], n_draws), dtype=dtype)
-        offset = abs_offset = None
-        half_abs = np.zeros(n_draws)
-        if single:  # single-precision offsets from the draws' mean (see log_density_many)
-            c0_bar, coef_bar = c0.mean(), coef.mean(axis=0)
-            eta_bar = c0_bar + self._centred @ coef_bar
-            offset = eta_bar.astype(np.float32)
-            abs_offset = np.abs(offset)
-            # sum |eta| = sum |eta_bar| (double) + sum (|eta| - |eta_bar|) (small terms)
-            half_abs += float(self.weights @ np.abs(offset.astype(float)))
-            offset, abs_offset = offset[:, None], abs_offset[:, None]
-            c0, coef = c0 - c0_bar, coef - coef_bar
-        params[0] = c0
-        params[1:] = coef.T
+        design, weights = self._augmented(np.float64)
+        params = np.vstack([c0, coef.T])
         uniform = bool(np.all(weights == weights[0]))
+        half_abs = np.zeros(c0.size)
+        log_terms = np.zeros(c0.size)
+        for rows, eta in self._blocks(design, params, uniform):
+            w = weights[rows]
+            np.abs(eta, out=eta)
+            half_abs += w @ eta
+            np.negative(eta, out=eta)
+            np.exp(eta, out=eta)
+            log_terms += self._log1p_sum(eta, w, uniform)
+        return 0.5 * half_abs + log_terms
+
+    def _softplus_sums_single(self, c0: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        """``sum_i w_i log1pexp(eta_is)`` for each draw, in single precision (see Notes).
+
+        Notes
+        -----
+        With ``eta_bar`` the linear predictor at the draws' mean, ``s_i`` its
+        sign and ``zeta_is = s_i eta_is = |eta_bar_i| + s_i (1, G_i) delta_s``
+        (``delta_s`` the draw's offset from the mean; one single-precision
+        matrix product with the signed design and ``|eta_bar|`` as a column),
+        ``log1pexp(eta) = [s = +1] zeta + log1p(exp(-zeta))`` holds for every
+        ``zeta``. The first sum is linear in ``delta`` and taken in double
+        precision; the second has terms below ``log 2`` except on rows whose
+        sign flips (``zeta < 0``), so single precision holds it. Equal weights
+        take products of ``1 + exp(-zeta)``; a block where one overflows (a
+        draw far from the mean) is evaluated again in double precision.
+        """
+        design64, weights64 = self._augmented(np.float64)
+        design32, weights32 = self._augmented(np.float32)
+        c0_bar, coef_bar = c0.mean(), coef.mean(axis=0)
+        eta_bar = c0_bar + self._centred @ coef_bar
+        sign = np.where(eta_bar >= 0.0, 1.0, -1.0)
+        delta = np.vstack([c0 - c0_bar, (coef - coef_bar).T])  # (p, S), double
+        upper = weights64 * (sign > 0)
+        out = float(upper @ eta_bar) + (upper @ design64) @ delta
+        signed = np.empty((design32.shape[0], design32.shape[1] + 1), dtype=np.float32)
+        signed[:, 0] = np.abs(eta_bar)
+        np.multiply(design32, sign.astype(np.float32)[:, None], out=signed[:, 1:])
+        params = np.empty((signed.shape[1], c0.size), dtype=np.float32)
+        params[0] = 1.0
+        params[1:] = delta
+        uniform = bool(np.all(weights64 == weights64[0]))
+        for rows, zeta in self._blocks(signed, params, uniform):
+            np.negative(zeta, out=zeta)
+            with np.errstate(over="ignore"):  # an overflow is caught below
+                np.exp(zeta, out=zeta)
+                block = self._log1p_sum(zeta, weights32[rows], uniform)
+            if not np.all(np.isfinite(block)):  # overflow: this block in double precision
+                eta = design64[rows] @ np.vstack([c0, coef.T])
+                block = weights64[rows] @ np.logaddexp(0.0, -sign[rows, None] * eta)
+            out += block
+        return out
+
+    def _blocks(self, design: np.ndarray, params: np.ndarray, uniform: bool):
+        """Yield ``(rows, design[rows] @ params)`` block by block (one reused buffer)."""
+        n_rows, n_draws = design.shape[0], params.shape[1]
         block_rows = _PRODUCT_ROWS if uniform else 1
         step = max(1, _CHUNK_ELEMENTS // (n_draws * block_rows)) * block_rows
-        buffer = np.empty((min(step, n_rows), n_draws), dtype=dtype)
-        log_terms = np.zeros(n_draws)
+        buffer = np.empty((min(step, n_rows), n_draws), dtype=design.dtype)
         for start in range(0, n_rows, step):
-            rows = slice(start, start + step)
-            w = weights[rows]
-            eta = buffer[: w.size]
-            np.matmul(design[rows], params, out=eta)
-            if offset is None:
-                np.abs(eta, out=eta)
-                half_abs += w @ eta  # block sums in double precision too
-                np.negative(eta, out=eta)
-            else:  # single precision holds |eta| - |eta_bar|, not sum |eta|, accurately
-                eta += offset[rows]
-                np.abs(eta, out=eta)
-                eta -= abs_offset[rows]
-                half_abs += w @ eta
-                np.subtract(-abs_offset[rows], eta, out=eta)  # -|eta|
-            np.exp(eta, out=eta)
-            if uniform:
-                eta += 1.0
-                full = (w.size // block_rows) * block_rows
-                products = np.multiply.reduce(
-                    eta[:full].reshape(-1, block_rows, n_draws), axis=1)
-                log_terms += np.log(products).sum(axis=0, dtype=float)
-                if full < w.size:
-                    log_terms += np.log(np.multiply.reduce(eta[full:], axis=0))
-            else:
-                np.log1p(eta, out=eta)
-                log_terms += w @ eta
-        if uniform:
-            log_terms *= float(weights[0])
-        return 0.5 * half_abs + log_terms
+            rows = slice(start, min(start + step, n_rows))
+            out = buffer[: rows.stop - start]
+            np.matmul(design[rows], params, out=out)
+            yield rows, out
+
+    @staticmethod
+    def _log1p_sum(e: np.ndarray, w: np.ndarray, uniform: bool) -> np.ndarray:
+        """``sum_i w_i log1p(e_is)`` over a block's rows (overwrites ``e``)."""
+        if not uniform:
+            np.log1p(e, out=e)
+            return w @ e
+        e += 1.0
+        full = (e.shape[0] // _PRODUCT_ROWS) * _PRODUCT_ROWS
+        products = np.multiply.reduce(e[:full].reshape(-1, _PRODUCT_ROWS, e.shape[1]), axis=1)
+        total = np.log(products).sum(axis=0, dtype=float)
+        if full < e.shape[0]:
+            total += np.log(np.multiply.reduce(e[full:], axis=0))
+        return float(w[0]) * total
 
     def _augmented(self, dtype: type) -> tuple[np.ndarray, np.ndarray]:
         """The design with a leading column of ones, ``(n, p)``, and the weights, in ``dtype``.
