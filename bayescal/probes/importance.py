@@ -62,7 +62,7 @@ MIN_CHECK_DRAWS = 256
 #: replicates): with 0.4 a staged check accepts a fit whose true shape is
 #: 0.8 / 0.9 / 1.0 / 1.2 in 0.31 / 0.16 / 0.06 / 0.01 of replicates, against
 #: 0.29 / 0.14 / 0.05 / 0.01 for the check on all 2000 draws; with the sample-size
-#: threshold 1 - 1/log10(256) = 0.58 instead it accepted 0.42 / 0.25 / 0.13 / 0.04.
+#: threshold 1 - 1/log10(256) = 0.58 instead it accepted 0.43 / 0.26 / 0.14 / 0.04.
 STAGE_ONE_K_MAX = 0.4
 
 #: Rows x draws of exact log-density evaluations a first-stage check may spend

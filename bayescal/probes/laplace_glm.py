@@ -359,14 +359,13 @@ class LogisticGLM:
         signed[:, 0] = np.abs(eta_bar)
         np.multiply(design32, sign.astype(np.float32)[:, None], out=signed[:, 1:])
         params = np.empty((signed.shape[1], c0.size), dtype=np.float32)
-        params[0] = 1.0
-        params[1:] = delta
+        params[0] = -1.0  # the product gives -zeta: no negation pass
+        params[1:] = -delta
         uniform = bool(np.all(weights64 == weights64[0]))
-        for rows, zeta in self._blocks(signed, params, uniform):
-            np.negative(zeta, out=zeta)
+        for rows, minus_zeta in self._blocks(signed, params, uniform):
             with np.errstate(over="ignore"):  # an overflow is caught below
-                np.exp(zeta, out=zeta)
-                block = self._log1p_sum(zeta, weights32[rows], uniform)
+                np.exp(minus_zeta, out=minus_zeta)
+                block = self._log1p_sum(minus_zeta, weights32[rows], uniform)
             if not np.all(np.isfinite(block)):  # overflow: this block in double precision
                 eta = design64[rows] @ np.vstack([c0, coef.T])
                 block = weights64[rows] @ np.logaddexp(0.0, -sign[rows, None] * eta)
