@@ -347,17 +347,19 @@ class LogisticGLM:
         take products of ``1 + exp(-zeta)``; a block where one overflows (a
         draw far from the mean) is evaluated again in double precision.
         """
-        design64, weights64 = self._augmented(np.float64)
-        design32, weights32 = self._augmented(np.float32)
+        design, weights64 = self._centred, self.weights
         c0_bar, coef_bar = c0.mean(), coef.mean(axis=0)
-        eta_bar = c0_bar + self._centred @ coef_bar
+        eta_bar = c0_bar + design @ coef_bar
         sign = np.where(eta_bar >= 0.0, 1.0, -1.0)
         delta = np.vstack([c0 - c0_bar, (coef - coef_bar).T])  # (p, S), double
         upper = weights64 * (sign > 0)
-        out = float(upper @ eta_bar) + (upper @ design64) @ delta
-        signed = np.empty((design32.shape[0], design32.shape[1] + 1), dtype=np.float32)
+        out = float(upper @ eta_bar) + np.concatenate([[upper.sum()], upper @ design]) @ delta
+        # rows s_i (|eta_bar_i|, 1, G_i) in single precision, built in one pass
+        signed = np.empty((design.shape[0], design.shape[1] + 2), dtype=np.float32)
         signed[:, 0] = np.abs(eta_bar)
-        np.multiply(design32, sign.astype(np.float32)[:, None], out=signed[:, 1:])
+        signed[:, 1] = sign
+        np.multiply(design, sign[:, None], out=signed[:, 2:], casting="same_kind")
+        weights32 = weights64.astype(np.float32)
         params = np.empty((signed.shape[1], c0.size), dtype=np.float32)
         params[0] = -1.0  # the product gives -zeta: no negation pass
         params[1:] = -delta
@@ -367,7 +369,7 @@ class LogisticGLM:
                 np.exp(minus_zeta, out=minus_zeta)
                 block = self._log1p_sum(minus_zeta, weights32[rows], uniform)
             if not np.all(np.isfinite(block)):  # overflow: this block in double precision
-                eta = design64[rows] @ np.vstack([c0, coef.T])
+                eta = design[rows] @ coef.T + c0
                 block = weights64[rows] @ np.logaddexp(0.0, -sign[rows, None] * eta)
             out += block
         return out
