@@ -49,6 +49,12 @@ __all__ = ["GLMProblem", "LogisticGLM", "gaussian_draws_at_mode", "laplace_glm_d
 #: density is evaluated at many draws: 2^16 doubles (512 KiB) stay in a core's L2 cache.
 _CHUNK_ELEMENTS = 65_536
 
+#: From this many rows, Newton's method takes its first steps (until the Newton
+#: decrement falls below 1) in single precision and finishes in double precision,
+#: which gives the mode and the Hessian at it: an iterate's Hessian only sets the
+#: direction of the next step.
+_SINGLE_NEWTON_ROWS = 20_000
+
 #: Factors ``1 + exp(-|eta|)``, each in (1, 2], multiplied before one logarithm: at most
 #: 2^120, inside single precision's range (2^128).
 _PRODUCT_ROWS = 120
@@ -167,7 +173,7 @@ class LogisticGLM:
         return self.value_grad_hess(theta, derivatives=False)[0]
 
     def value_grad_hess(
-        self, theta: np.ndarray, *, derivatives: bool = True
+        self, theta: np.ndarray, *, derivatives: bool = True, single: bool = False
     ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
         """Log posterior, its gradient and Hessian with respect to ``theta``.
 
@@ -176,6 +182,10 @@ class LogisticGLM:
         theta : ndarray of shape (p,)
         derivatives : bool, default=True
             False returns ``(value, None, None)``.
+        single : bool, default=False
+            Linear predictors, their derivatives and the Hessian's product in
+            single precision (sums in double): 1.8x as fast at n = 5 x 10^4,
+            for the first Newton steps far from the mode (:func:`laplace_glm_draws`).
 
         Returns
         -------
@@ -185,9 +195,9 @@ class LogisticGLM:
         """
         theta = np.asarray(theta, dtype=float)
         value, gprior, hprior, coef = self._prior(theta)
-        at = self._augmented_t
-        eta = coef @ at[1:]
-        eta += theta[0]
+        at = self._augmented_t if not single else self._augmented_t_single()
+        eta = coef.astype(at.dtype) @ at[1:]
+        eta += at.dtype.type(theta[0])
         # sum w [t log sigma(eta) + (1 - t) log(1 - sigma(eta))] = sum w t eta - sum w log1pexp(eta),
         # log1pexp(eta) = max(eta, 0) + log1p(exp(-|eta|)): one vectorised exp and log1p per row
         e = np.abs(eta)
@@ -204,8 +214,8 @@ class LogisticGLM:
         r = self.weights * (self.targets - p)
         # w sigma (1 - sigma) = w e / (1 + e)^2, as a symmetric product (A s)(A s)^T
         root = np.sqrt(self.weights * e) / one_plus
-        scaled = at * root
-        grad = gprior + at @ r
+        scaled = at * root.astype(at.dtype, copy=False)
+        grad = gprior + at @ r.astype(at.dtype, copy=False)
         hess = hprior - scaled @ scaled.T
         if self.positive:  # chain rule through beta = exp(u)
             jac = np.concatenate([[1.0], coef])
@@ -214,6 +224,12 @@ class LogisticGLM:
             grad = grad * jac
             grad[1:] += 1.0  # the log-Jacobian sum(u)
         return value, grad, hess
+
+    def _augmented_t_single(self) -> np.ndarray:
+        """``(1, G)^T`` in single precision, built once."""
+        if "augmented_t_single" not in self._cache:
+            self._cache["augmented_t_single"] = self._augmented_t.astype(np.float32)
+        return self._cache["augmented_t_single"]
 
     def value_and_grad(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """Log posterior and its gradient at ``theta``, without the Hessian.
@@ -558,7 +574,15 @@ def laplace_glm_draws(
 
     glm = problem.glm
     try:
-        mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+        start = glm.start()
+        if glm.design.shape[0] >= _SINGLE_NEWTON_ROWS:  # first steps in single precision
+            try:
+                start = newton_mode(
+                    lambda theta: glm.value_grad_hess(theta, single=True), start, gtol=1.0
+                )[0]
+            except RuntimeError:
+                start = glm.start()
+        mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, start)
     except RuntimeError as err:
         raise RuntimeError(
             f"Laplace approximation failed: {err} Use inference='nuts'."

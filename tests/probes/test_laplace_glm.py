@@ -270,3 +270,21 @@ def test_equal_and_unequal_weights_give_the_same_density():
         np.testing.assert_allclose(split.log_density_many(thetas, single=single),
                                    glm.log_density_many(thetas, single=single),
                                    rtol=1e-9 if not single else 1e-6)
+
+
+def test_single_precision_first_newton_steps_end_at_the_double_precision_mode():
+    # from 20,000 rows the first Newton steps run in single precision; the last ones
+    # (double precision) give the same mode and Hessian as double precision throughout
+    from bayescal.probes.laplace_glm import _SINGLE_NEWTON_ROWS, laplace_glm_draws
+
+    problem = _large_blr_problem(n=_SINGLE_NEWTON_ROWS)
+    glm = problem.glm
+    value32, grad32, hess32 = glm.value_grad_hess(glm.start(), single=True)
+    value64, grad64, hess64 = glm.value_grad_hess(glm.start())
+    assert value32 == pytest.approx(value64, rel=1e-6)
+    np.testing.assert_allclose(grad32, grad64, rtol=1e-4, atol=1e-2)
+    np.testing.assert_allclose(hess32, hess64, rtol=1e-4, atol=1e-2)
+    mode, _, _ = newton_mode(glm.value_grad_hess, glm.start())
+    _, at_mode, _ = laplace_glm_draws(problem, n_draws=300, seed=0)
+    np.testing.assert_allclose(np.ravel(at_mode["intercept"]), mode[:1], atol=1e-8)
+    np.testing.assert_allclose(np.ravel(at_mode["beta"]), mode[1:], atol=1e-8)
