@@ -10,7 +10,10 @@ means the importance-weighted draws estimate posterior expectations
 reliably, and bayescal then resamples the draws by their weights so that
 means and intervals are those of the posterior rather than the
 approximation's; above it the approximation is too far from the posterior
-and the fit is reported as not converged. EP's latent posterior is checked
+and the fit is reported as not converged. The exact log density costs
+``O(n)`` per draw, so on large data :func:`staged_check` evaluates the first
+256-400 draws and every draw only when those do not clearly pass (its Notes
+say why that keeps the check as strict). EP's latent posterior is checked
 the same way (:func:`bayescal.probes.gp_ep.ep_importance_log_ratios`): there
 the prior cancels from the ratio, so the check costs ``O(n)`` per draw and
 stays informative at the n of a GP fit, without a resample (EP predicts from

@@ -556,13 +556,17 @@ def laplace_glm_draws(
     Returns
     -------
     idata : xarray.DataTree
-        ``posterior`` group with one chain of ``n_draws`` draws: resampled by
-        their Pareto-smoothed importance weights when the Pareto shape is
-        acceptable, the approximation's own draws otherwise.
+        ``posterior`` group with one chain of ``n_draws`` draws: a resample of
+        the checked draws by their Pareto-smoothed importance weights when the
+        Pareto shape is acceptable, the approximation's own draws otherwise.
+        On more than 2000 rows the check evaluates the exact log density at
+        the first 256-400 draws, and at every draw only when their shape
+        exceeds 0.4 (:func:`bayescal.probes.importance.staged_check`, whose
+        Notes say why).
     mode : dict of str to ndarray
         The posterior variables at the mode.
     pareto_k : float
-        The Pareto shape (:func:`bayescal.probes.importance.pareto_smoothed_check`).
+        The Pareto shape of the checked draws' importance weights.
 
     Raises
     ------
