@@ -40,13 +40,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, gammaln
+from scipy.special import gammaln
 
 __all__ = ["GLMProblem", "LogisticGLM", "gaussian_draws_at_mode", "laplace_glm_draws",
            "newton_mode"]
 
-#: Rows of the design processed at once when the log density is evaluated at many draws.
-_CHUNK_ELEMENTS = 4_000_000
+#: Elements (rows x draws) of the linear-predictor block evaluated at once when the log
+#: density is evaluated at many draws: 2^16 doubles (512 KiB) stay in a core's L2 cache.
+_CHUNK_ELEMENTS = 65_536
+
+#: From this many rows, Newton's method takes its first steps (until the Newton
+#: decrement falls below 1) in single precision and finishes in double precision,
+#: which gives the mode and the Hessian at it: an iterate's Hessian only sets the
+#: direction of the next step.
+_SINGLE_NEWTON_ROWS = 20_000
+
+#: Factors ``1 + exp(-|eta|)``, each in (1, 2], multiplied before one logarithm: at most
+#: 2^120, inside single precision's range (2^128).
+_PRODUCT_ROWS = 120
 
 
 def _student_t_terms(x: np.ndarray, nu: float, scale: float) -> tuple:
@@ -99,17 +110,33 @@ class LogisticGLM:
     _b: np.ndarray = field(init=False, repr=False)
     _tw: float = field(init=False, repr=False)
     _gtw: np.ndarray = field(init=False, repr=False)
+    _wsum: float = field(init=False, repr=False)
+    _gw: np.ndarray = field(init=False, repr=False)
+    _augmented_t: np.ndarray = field(init=False, repr=False)
+    _cache: dict = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         m = self.design.shape[1]
         centre = np.zeros(m) if self.centre is None else np.asarray(self.centre, dtype=float)
-        centred = np.ascontiguousarray(self.design - centre, dtype=float)
+        if self.centre is None:  # no copy of a design that is already C-ordered doubles
+            centred = np.ascontiguousarray(self.design, dtype=float)
+        else:
+            centred = np.ascontiguousarray(self.design - centre, dtype=float)
         object.__setattr__(self, "_centred", centred)
         object.__setattr__(self, "_b", np.concatenate([[1.0], -centre]))
         # sufficient statistics of the linear part of the log-likelihood: sum w t eta
         wt = self.weights * self.targets
         object.__setattr__(self, "_tw", float(wt.sum()))
         object.__setattr__(self, "_gtw", centred.T @ wt)
+        # and of sum w eta (half of sum w max(eta, 0) = (sum w eta + sum w |eta|) / 2)
+        object.__setattr__(self, "_wsum", float(np.sum(self.weights)))
+        object.__setattr__(self, "_gw", centred.T @ self.weights)
+        # (1, G)^T, rows contiguous: the Hessian is one symmetric rank-n update of it
+        augmented_t = np.empty((m + 1, centred.shape[0]))
+        augmented_t[0] = 1.0
+        augmented_t[1:] = centred.T
+        object.__setattr__(self, "_augmented_t", augmented_t)
+        object.__setattr__(self, "_cache", {})
 
     @property
     def n_params(self) -> int:
@@ -146,7 +173,7 @@ class LogisticGLM:
         return self.value_grad_hess(theta, derivatives=False)[0]
 
     def value_grad_hess(
-        self, theta: np.ndarray, *, derivatives: bool = True
+        self, theta: np.ndarray, *, derivatives: bool = True, single: bool = False
     ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
         """Log posterior, its gradient and Hessian with respect to ``theta``.
 
@@ -155,6 +182,10 @@ class LogisticGLM:
         theta : ndarray of shape (p,)
         derivatives : bool, default=True
             False returns ``(value, None, None)``.
+        single : bool, default=False
+            Linear predictors, their derivatives and the Hessian's product in
+            single precision (sums in double): 1.8x as fast at n = 5 x 10^4,
+            for the first Newton steps far from the mode (:func:`laplace_glm_draws`).
 
         Returns
         -------
@@ -164,26 +195,28 @@ class LogisticGLM:
         """
         theta = np.asarray(theta, dtype=float)
         value, gprior, hprior, coef = self._prior(theta)
-        eta = theta[0] + self._centred @ coef
-        # sum w [t log sigma(eta) + (1 - t) log(1 - sigma(eta))] = sum w t eta - sum w log1pexp(eta)
+        at = self._augmented_t if not single else self._augmented_t_single()
+        eta = coef.astype(at.dtype) @ at[1:]
+        eta += at.dtype.type(theta[0])
+        # sum w [t log sigma(eta) + (1 - t) log(1 - sigma(eta))] = sum w t eta - sum w log1pexp(eta),
+        # log1pexp(eta) = max(eta, 0) + log1p(exp(-|eta|)): one vectorised exp and log1p per row
+        e = np.abs(eta)
         value += theta[0] * self._tw + float(self._gtw @ coef)
-        value -= float(self.weights @ np.logaddexp(0.0, eta))
+        value -= 0.5 * (theta[0] * self._wsum + float(self._gw @ coef) + float(self.weights @ e))
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        value -= float(self.weights @ np.log1p(e))
         if not derivatives:
             return value, None, None
-        p = expit(eta)
+        one_plus = 1.0 + e
+        p = np.where(eta >= 0.0, 1.0, e)
+        p /= one_plus
         r = self.weights * (self.targets - p)
-        d = self.weights * p * (1.0 - p)
-        grad = gprior.copy()
-        grad[0] += r.sum()
-        grad[1:] += self._centred.T @ r
-        G = self._centred
-        dG = G * d[:, None]
-        hess = hprior.copy()
-        hess[0, 0] -= d.sum()
-        col = dG.sum(axis=0)
-        hess[0, 1:] -= col
-        hess[1:, 0] -= col
-        hess[1:, 1:] -= G.T @ dG
+        # w sigma (1 - sigma) = w e / (1 + e)^2, as a symmetric product (A s)(A s)^T
+        root = np.sqrt(self.weights * e) / one_plus
+        scaled = at * root.astype(at.dtype, copy=False)
+        grad = gprior + at @ r.astype(at.dtype, copy=False)
+        hess = hprior - scaled @ scaled.T
         if self.positive:  # chain rule through beta = exp(u)
             jac = np.concatenate([[1.0], coef])
             curvature = np.concatenate([[0.0], grad[1:] * coef])
@@ -191,6 +224,12 @@ class LogisticGLM:
             grad = grad * jac
             grad[1:] += 1.0  # the log-Jacobian sum(u)
         return value, grad, hess
+
+    def _augmented_t_single(self) -> np.ndarray:
+        """``(1, G)^T`` in single precision, built once."""
+        if "augmented_t_single" not in self._cache:
+            self._cache["augmented_t_single"] = self._augmented_t.astype(np.float32)
+        return self._cache["augmented_t_single"]
 
     def value_and_grad(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """Log posterior and its gradient at ``theta``, without the Hessian.
@@ -233,10 +272,44 @@ class LogisticGLM:
             grad[1:] = grad[1:] * coef + 1.0
         return value, grad
 
-    def log_density_many(self, thetas: np.ndarray) -> np.ndarray:
+    def log_density_many(self, thetas: np.ndarray, *, single: bool = False) -> np.ndarray:
         """The log posterior at each row of ``thetas`` ``(S, p)``, shape ``(S,)``.
 
-        Evaluated in chunks of rows so that memory stays bounded.
+        Parameters
+        ----------
+        thetas : ndarray of shape (S, p) or (p,)
+        single : bool, default=False
+            Evaluate the linear predictors and their ``log1pexp`` in single
+            precision (large sums in double precision), 1.6x as fast; see Notes.
+
+        Notes
+        -----
+        The cost is ``O(n S p)``: the linear predictors of all draws are one
+        matrix product ``G B`` (``B`` the draws' coefficients, ``(p, S)``),
+        taken a block of rows at a time so that the block stays in cache
+        and memory stays bounded. Of
+        ``sum_i w_i log1pexp(eta_is) = (sum_i w_i eta_is + sum_i w_i |eta_is|) / 2
+        + sum_i w_i log1p(exp(-|eta_is|))`` the first sum is linear in the
+        parameters (sufficient statistics ``G^T w``), the others take one
+        absolute value, one ``exp`` and one ``log1p`` per element, which NumPy
+        evaluates with SIMD instructions (about 1 ns each, against tens for
+        ``np.logaddexp``'s scalar loop); with equal weights the ``log1p`` of
+        120 rows are one ``log`` of the product of their ``1 + exp(-|eta|)``. ``log1p(exp(-|eta|))`` is exact to
+        rounding for every ``eta``, tiny ``exp(-|eta|)`` included
+        (``tests/probes/test_laplace_glm.py`` compares it with the
+        double-precision ``logaddexp``).
+
+        With ``single=True`` the linear predictors are computed in single
+        precision *relative to the draws' mean* and signed by the sign of the
+        mean's predictor (:meth:`_softplus_sums_single`), so that every sum
+        single precision must hold is one of small terms: the large, linear
+        part (``sum w eta`` over the rows whose predictor is positive) is taken
+        in double precision. Rounding a draw's offset from the mean moves its
+        log density by about ``|grad| * 6e-8 * |offset|`` and each element's
+        rounding adds a random ``sqrt(n) * 1e-7``: 2e-4 at most at
+        n = 5 x 10^4 for draws of a Laplace approximation
+        (``tests/probes/test_laplace_glm.py``), against the 1e-3 that would
+        move an importance weight by 0.1 %.
         """
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         c0 = thetas[:, 0]
@@ -248,15 +321,113 @@ class LogisticGLM:
         if self.positive:
             out = out + coef.shape[1] * np.log(2.0) + thetas[:, 1:].sum(axis=1)
         out = out + c0 * self._tw + coef @ self._gtw
-        n = self._centred.shape[0]
-        step = max(1, _CHUNK_ELEMENTS // max(thetas.shape[0], 1))
-        softplus = np.zeros(thetas.shape[0])
-        for start in range(0, n, step):
-            rows = slice(start, start + step)
-            eta = self._centred[rows] @ coef.T
-            eta += c0
-            softplus += self.weights[rows] @ np.logaddexp(0.0, eta)
-        return out - softplus
+        if single:
+            return out - self._softplus_sums_single(c0, coef)
+        out -= 0.5 * (c0 * self._wsum + coef @ self._gw)
+        return out - self._nonlinear_sums(c0, coef)
+
+    def _nonlinear_sums(self, c0: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        """``sum_i w_i (|eta_is| / 2 + log1p(exp(-|eta_is|)))`` for each draw ``s``.
+
+        With equal weights, ``sum_i log1p(e_i)`` is taken as the log of products
+        of ``1 + e_i`` over :data:`_PRODUCT_ROWS` rows (each factor in (1, 2], so
+        no product overflows): one ``log`` per block instead of one per element.
+        """
+        design, weights = self._augmented(np.float64)
+        params = np.vstack([c0, coef.T])
+        uniform = bool(np.all(weights == weights[0]))
+        half_abs = np.zeros(c0.size)
+        log_terms = np.zeros(c0.size)
+        for rows, eta in self._blocks(design, params, uniform):
+            w = weights[rows]
+            np.abs(eta, out=eta)
+            half_abs += w @ eta
+            np.negative(eta, out=eta)
+            np.exp(eta, out=eta)
+            log_terms += self._log1p_sum(eta, w, uniform)
+        return 0.5 * half_abs + log_terms
+
+    def _softplus_sums_single(self, c0: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        """``sum_i w_i log1pexp(eta_is)`` for each draw, in single precision (see Notes).
+
+        Notes
+        -----
+        With ``eta_bar`` the linear predictor at the draws' mean, ``s_i`` its
+        sign and ``zeta_is = s_i eta_is = |eta_bar_i| + s_i (1, G_i) delta_s``
+        (``delta_s`` the draw's offset from the mean; one single-precision
+        matrix product with the signed design and ``|eta_bar|`` as a column),
+        ``log1pexp(eta) = [s = +1] zeta + log1p(exp(-zeta))`` holds for every
+        ``zeta``. The first sum is linear in ``delta`` and taken in double
+        precision; the second has terms below ``log 2`` except on rows whose
+        sign flips (``zeta < 0``), so single precision holds it. Equal weights
+        take products of ``1 + exp(-zeta)``; a block where one overflows (a
+        draw far from the mean) is evaluated again in double precision.
+        """
+        design, weights64 = self._centred, self.weights
+        c0_bar, coef_bar = c0.mean(), coef.mean(axis=0)
+        eta_bar = c0_bar + design @ coef_bar
+        sign = np.where(eta_bar >= 0.0, 1.0, -1.0)
+        delta = np.vstack([c0 - c0_bar, (coef - coef_bar).T])  # (p, S), double
+        upper = weights64 * (sign > 0)
+        out = float(upper @ eta_bar) + np.concatenate([[upper.sum()], upper @ design]) @ delta
+        # rows s_i (|eta_bar_i|, 1, G_i) in single precision, built in one pass
+        signed = np.empty((design.shape[0], design.shape[1] + 2), dtype=np.float32)
+        signed[:, 0] = np.abs(eta_bar)
+        signed[:, 1] = sign
+        np.multiply(design, sign[:, None], out=signed[:, 2:], casting="same_kind")
+        weights32 = weights64.astype(np.float32)
+        params = np.empty((signed.shape[1], c0.size), dtype=np.float32)
+        params[0] = -1.0  # the product gives -zeta: no negation pass
+        params[1:] = -delta
+        uniform = bool(np.all(weights64 == weights64[0]))
+        for rows, minus_zeta in self._blocks(signed, params, uniform):
+            with np.errstate(over="ignore"):  # an overflow is caught below
+                np.exp(minus_zeta, out=minus_zeta)
+                block = self._log1p_sum(minus_zeta, weights32[rows], uniform)
+            if not np.all(np.isfinite(block)):  # overflow: this block in double precision
+                eta = design[rows] @ coef.T + c0
+                block = weights64[rows] @ np.logaddexp(0.0, -sign[rows, None] * eta)
+            out += block
+        return out
+
+    def _blocks(self, design: np.ndarray, params: np.ndarray, uniform: bool):
+        """Yield ``(rows, design[rows] @ params)`` block by block (one reused buffer)."""
+        n_rows, n_draws = design.shape[0], params.shape[1]
+        block_rows = _PRODUCT_ROWS if uniform else 1
+        step = max(1, _CHUNK_ELEMENTS // (n_draws * block_rows)) * block_rows
+        buffer = np.empty((min(step, n_rows), n_draws), dtype=design.dtype)
+        for start in range(0, n_rows, step):
+            rows = slice(start, min(start + step, n_rows))
+            out = buffer[: rows.stop - start]
+            np.matmul(design[rows], params, out=out)
+            yield rows, out
+
+    @staticmethod
+    def _log1p_sum(e: np.ndarray, w: np.ndarray, uniform: bool) -> np.ndarray:
+        """``sum_i w_i log1p(e_is)`` over a block's rows (overwrites ``e``)."""
+        if not uniform:
+            np.log1p(e, out=e)
+            return w @ e
+        e += 1.0
+        full = (e.shape[0] // _PRODUCT_ROWS) * _PRODUCT_ROWS
+        products = np.multiply.reduce(e[:full].reshape(-1, _PRODUCT_ROWS, e.shape[1]), axis=1)
+        total = np.log(products).sum(axis=0, dtype=float)
+        if full < e.shape[0]:
+            total += np.log(np.multiply.reduce(e[full:], axis=0))
+        return float(w[0]) * total
+
+    def _augmented(self, dtype: type) -> tuple[np.ndarray, np.ndarray]:
+        """The design with a leading column of ones, ``(n, p)``, and the weights, in ``dtype``.
+
+        Built once per precision and kept (the Laplace check evaluates it at many draws).
+        """
+        cache = self._cache
+        if dtype not in cache:
+            augmented = np.empty((self._centred.shape[0], self.n_params), dtype=dtype)
+            augmented[:, 0] = 1.0
+            augmented[:, 1:] = self._centred
+            cache[dtype] = (augmented, self.weights.astype(dtype))
+        return cache[dtype]
 
     def start(self) -> np.ndarray:
         """The starting point of Newton's method (coefficients 0, or 1 when positive)."""
@@ -385,13 +556,17 @@ def laplace_glm_draws(
     Returns
     -------
     idata : xarray.DataTree
-        ``posterior`` group with one chain of ``n_draws`` draws: resampled by
-        their Pareto-smoothed importance weights when the Pareto shape is
-        acceptable, the approximation's own draws otherwise.
+        ``posterior`` group with one chain of ``n_draws`` draws: a resample of
+        the checked draws by their Pareto-smoothed importance weights when the
+        Pareto shape is acceptable, the approximation's own draws otherwise.
+        On more than 2000 rows the check evaluates the exact log density at
+        the first 256-400 draws, and at every draw only when their shape
+        exceeds 0.4 (:func:`bayescal.inference.importance.staged_check`, whose
+        Notes say why).
     mode : dict of str to ndarray
         The posterior variables at the mode.
     pareto_k : float
-        The Pareto shape (:func:`bayescal.inference.importance.pareto_smoothed_check`).
+        The Pareto shape of the checked draws' importance weights.
 
     Raises
     ------
@@ -399,19 +574,32 @@ def laplace_glm_draws(
         When Newton's method fails or the Hessian at the mode is not positive
         definite (the message says to use ``inference='nuts'``).
     """
-    from bayescal.inference.importance import pareto_smoothed_check
+    from bayescal.inference.importance import staged_check
 
     glm = problem.glm
     try:
-        mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+        start = glm.start()
+        if glm.design.shape[0] >= _SINGLE_NEWTON_ROWS:  # first steps in single precision
+            try:
+                start = newton_mode(
+                    lambda theta: glm.value_grad_hess(theta, single=True), start, gtol=1.0
+                )[0]
+            except RuntimeError:
+                start = glm.start()
+        mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, start)
     except RuntimeError as err:
         raise RuntimeError(
             f"Laplace approximation failed: {err} Use inference='nuts'."
         ) from None
     rng, z, thetas = gaussian_draws_at_mode(mode, neg_hessian, n_draws, seed)
-    check = pareto_smoothed_check(glm.log_density_many(thetas), -0.5 * (z * z).sum(axis=1), rng)
+    check, n_checked = staged_check(
+        lambda draws: glm.log_density_many(thetas[draws], single=True),
+        -0.5 * np.einsum("ij,ij->i", z, z),
+        rng,
+        n_rows=glm.design.shape[0],
+    )
     at_mode = {name: values[0] for name, (values, _) in problem.outputs(mode[None]).items()}
-    return _tree(problem, thetas[check.indices]), at_mode, check.pareto_k
+    return _tree(problem, thetas[:n_checked][check.indices]), at_mode, check.pareto_k
 
 
 def gaussian_draws_at_mode(

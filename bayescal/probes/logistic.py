@@ -41,13 +41,17 @@ from bayescal.validation import check_classification_data, check_features
 __all__ = ["BayesianLogisticRegression", "blr_model", "scale_inputs"]
 
 
-def scale_inputs(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def scale_inputs(
+    X: np.ndarray, *, centred: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Centre and scale inputs as Gelman et al. (2008) recommend.
 
     Parameters
     ----------
     X : ndarray of shape (n, d)
         Finite inputs.
+    centred : ndarray of shape (n, d), optional
+        ``X - X.mean(axis=0)`` when the caller has it (saves a pass over ``X``).
 
     Returns
     -------
@@ -78,13 +82,35 @@ def scale_inputs(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     center = X.mean(axis=0)
     scale = np.ones(X.shape[1])
-    for j in range(X.shape[1]):
-        levels = np.unique(X[:, j])
-        if levels.size == 2:
-            scale[j] = levels[1] - levels[0]
-        elif levels.size > 2:
-            scale[j] = 2.0 * X[:, j].std()
+    if X.shape[0] == 0:
+        return center, scale
+    # at most two levels: every value is the column's minimum or maximum (O(n d), no sort);
+    # a continuous column shows a third level within its first rows, so only the
+    # columns with at most two levels there are checked in full
+    head = X[:64]
+    few = ((head == head.min(axis=0)) | (head == head.max(axis=0))).all(axis=0)
+    two_or_fewer = np.zeros(X.shape[1], dtype=bool)
+    if few.any():
+        columns = X[:, few]
+        low, high = columns.min(axis=0), columns.max(axis=0)
+        levels = ((columns == low) | (columns == high)).all(axis=0)
+        two_or_fewer[few] = levels
+        binary = np.flatnonzero(few)[levels & (high > low)]
+        scale[binary] = (high - low)[levels & (high > low)]
+    if not two_or_fewer.all():
+        if centred is None:
+            centred = X - center
+        sd = np.sqrt(np.einsum("ij,ij->j", centred, centred) / X.shape[0])
+        scale[~two_or_fewer] = 2.0 * sd[~two_or_fewer]
     return center, scale
+
+
+def _scaled_inputs(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`scale_inputs` and the scaled inputs, from one centred copy of ``X``."""
+    centred = X - X.mean(axis=0)
+    center, scale = scale_inputs(X, centred=centred)
+    centred /= scale
+    return center, scale, centred
 
 
 def blr_model(
@@ -399,8 +425,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         hyper, settings = student_t_prior_hyper(self), sampler_settings(self)
         X, self.classes_, codes = check_classification_data(self, X, y)
         n_classes = self.classes_.size
-        self.x_center_, self.x_scale_ = scale_inputs(X)
-        Xs = (X - self.x_center_) / self.x_scale_
+        self.x_center_, self.x_scale_, Xs = _scaled_inputs(X)
         if n_classes == 2 or self.multi_class == "multinomial":
             binary = n_classes == 2
             fit = sample_posterior(

@@ -114,3 +114,129 @@ def test_the_cube_records_pareto_k():
     values, converged, _ = diagnostic_record(blr.diagnostics_)
     assert values["pareto_k"] == blr.diagnostics_.pareto_k and np.isfinite(values["pareto_k"])
     assert converged is (values["pareto_k"] <= 0.7)
+
+
+def test_pareto_k_threshold_follows_the_sample_size_rule():
+    from bayescal.inference.importance import pareto_k_threshold
+
+    # Vehtari et al. (2024): k < 1 - 1/log10(S), capped at 0.7
+    assert pareto_k_threshold(100) == pytest.approx(0.5)
+    assert pareto_k_threshold(1000) == pytest.approx(1.0 - 1.0 / 3.0)
+    assert pareto_k_threshold(2154) == pytest.approx(0.7, abs=1e-4)
+    assert pareto_k_threshold(10_000) == DIAGNOSTIC_THRESHOLDS.pareto_k_max
+
+
+def test_first_stage_checks_every_draw_on_small_data_and_fewer_on_large():
+    from bayescal.inference.importance import CHECK_ELEMENTS, MIN_CHECK_DRAWS, first_stage_draws
+
+    assert first_stage_draws(2000, 50) == 2000  # small calibration sets: every draw
+    assert first_stage_draws(2000, 2000) == 2000
+    assert first_stage_draws(2000, 10_000) == CHECK_ELEMENTS // 10_000 == 400
+    assert first_stage_draws(2000, 50_000) == MIN_CHECK_DRAWS == 256
+    assert first_stage_draws(100, 50_000) == 100  # never more than asked for
+
+
+def _recording(values):
+    asked = []
+
+    def log_density(draws):
+        asked.append(draws)
+        return values[draws]
+
+    return log_density, asked
+
+
+def test_staged_check_accepts_a_close_approximation_from_its_first_draws():
+    from bayescal.inference.importance import staged_check
+
+    rng = np.random.default_rng(0)
+    log_density, asked = _recording(0.05 * rng.normal(size=2000))  # nearly equal weights
+    check, n_checked = staged_check(log_density, np.zeros(2000), rng, n_rows=50_000)
+    assert asked == [slice(0, 256)] and n_checked == 256
+    assert check.resampled and check.indices.size == 2000 and check.indices.max() < 256
+    assert check.pareto_k <= 0.4
+
+
+def test_staged_check_judges_a_heavy_tail_on_every_draw():
+    from bayescal.inference.importance import staged_check
+
+    rng = np.random.default_rng(1)
+    log_ratio = np.log1p(rng.pareto(1.0, size=2000))  # true shape 1
+    log_density, asked = _recording(log_ratio)
+    check, n_checked = staged_check(log_density, np.zeros(2000), rng, n_rows=50_000)
+    assert asked == [slice(0, 256), slice(256, 2000)] and n_checked == 2000
+    full = pareto_smoothed_check(log_ratio, np.zeros(2000), np.random.default_rng(2))
+    assert check.pareto_k == pytest.approx(full.pareto_k) and check.pareto_k > 0.7
+    assert not check.resampled and np.array_equal(check.indices, np.arange(2000))
+
+
+def test_staged_check_accepts_bad_fits_about_as_rarely_as_the_full_check():
+    # importance ratios with a Pareto tail of shape 0.9 and 1.0 (a failing approximation):
+    # the staged check may accept one only about as often as the check on all 2000 draws
+    from bayescal.inference.importance import staged_check
+
+    for k in (0.9, 1.0):
+        staged = full = 0
+        for r in range(150):
+            rng = np.random.default_rng(r)
+            log_ratio = np.log1p(rng.pareto(1.0 / k, size=2000))
+            staged += staged_check(lambda d, v=log_ratio: v[d], np.zeros(2000), rng,
+                                   n_rows=50_000)[0].resampled
+            full += pareto_smoothed_check(log_ratio, np.zeros(2000), rng).resampled
+        assert staged <= full + 0.04 * 150
+
+
+def _rare_event_blr(n, positives, seed=0):
+    from bayescal.probes.logistic import blr_model
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 20))
+    y = np.zeros(n, dtype=np.int64)
+    y[rng.choice(n, positives, replace=False)] = 1
+    X = (X - X.mean(axis=0)) / (2.0 * X.std(axis=0))
+    return blr_model.glm_problem(
+        {"X": X, "y": y}, prior_scale=2.5, intercept_scale=10.0, prior_df=1.0, n_outputs=1,
+        likelihood="bernoulli")
+
+
+@pytest.mark.parametrize(("positives", "fails"), [(None, False), (3, True)])
+def test_staged_pareto_k_equals_the_double_precision_check_of_every_draw(positives, fails):
+    # n = 10^4 rows (first stage 400 of 2000 draws): a well-approximated posterior passes
+    # with the k of all draws within PSIS noise; a rare-event posterior (3 positives,
+    # Laplace far off) is judged on every draw, with the reference's k
+    from bayescal.inference.laplace_glm import gaussian_draws_at_mode
+    from bayescal.probes.logistic import blr_model
+
+    if positives is None:
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(10_000, 20))
+        y = (X @ rng.normal(0.0, 0.2, 20) + rng.logistic(size=10_000) > 0.5).astype(np.int64)
+        X = (X - X.mean(axis=0)) / (2.0 * X.std(axis=0))
+        problem = blr_model.glm_problem({"X": X, "y": y}, prior_scale=2.5, intercept_scale=10.0,
+                                        prior_df=1.0, n_outputs=1, likelihood="bernoulli")
+    else:
+        problem = _rare_event_blr(10_000, positives)
+    glm = problem.glm
+    mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+    _, z, thetas = gaussian_draws_at_mode(mode, neg_hessian, 2000, 0)
+    log_approx = -0.5 * (z * z).sum(axis=1)
+    reference = pareto_smoothed_check(glm.log_density_many(thetas), log_approx,
+                                      np.random.default_rng(0))
+    idata, _, khat = laplace_glm_draws(problem, n_draws=2000, seed=0)
+    assert (khat > 0.7) is fails and (reference.pareto_k > 0.7) is fails
+    assert khat == pytest.approx(reference.pareto_k, abs=0.02 if fails else 0.25)
+    beta = idata["posterior"]["beta"].values.reshape(2000, -1)
+    distinct = np.unique(beta, axis=0).shape[0]
+    assert distinct == 2000 if fails else distinct <= 400  # Gaussian draws / a resample
+
+
+@pytest.mark.parametrize(("n", "d", "signal"), [(60, 3, [1, 0, 0]), (40, 15, [1, 1] + [0] * 13)])
+def test_small_separable_sets_stay_flagged(n, d, signal):
+    # every draw is checked on small data; k was 0.81 and 1.20 before the fast check too
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, d))
+    y = (X @ np.array(signal, dtype=float) > 0).astype(int)
+    with pytest.warns(PosteriorDiagnosticsWarning, match="Pareto k"):
+        blr = BayesianLogisticRegression(inference="laplace", draws=500, chains=2,
+                                         random_state=0).fit(X, y)
+    assert blr.diagnostics_.pareto_k > 0.7 and not blr.diagnostics_.converged

@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import minimize
 
 from bayescal.inference import sampling
-from bayescal.inference.laplace_glm import newton_mode
+from bayescal.inference.laplace_glm import LogisticGLM, gaussian_draws_at_mode, newton_mode
 from bayescal.probes.calibration_maps import BayesianPlattCalibrator, calibration_map_model
 from bayescal.probes.logistic import BayesianLogisticRegression, blr_model
 
@@ -130,3 +130,161 @@ def test_binary_blr_and_platt_laplace_build_no_pymc_graph(monkeypatch):
     cal = BayesianPlattCalibrator(inference="laplace", draws=100, random_state=0).fit(
         s, (rng.random(200) < s).astype(int))
     assert cal.predict_proba(s).shape == (200, 2)
+
+
+def _former_value_grad_hess(glm, theta):
+    """The former implementation (before issue 26's fast check): ``logaddexp``, ``expit`` and
+    ``G^T diag(d) G`` -- kept here as the reference the fast path must reproduce."""
+    from scipy.special import expit
+
+    value, gprior, hprior, coef = glm._prior(theta)
+    G = glm._centred
+    eta = theta[0] + G @ coef
+    value += float(glm.weights @ (glm.targets * eta - np.logaddexp(0.0, eta)))
+    p = expit(eta)
+    r = glm.weights * (glm.targets - p)
+    d = glm.weights * p * (1.0 - p)
+    grad = gprior.copy()
+    grad[0] += r.sum()
+    grad[1:] += G.T @ r
+    dG = G * d[:, None]
+    hess = hprior.copy()
+    hess[0, 0] -= d.sum()
+    col = dG.sum(axis=0)
+    hess[0, 1:] -= col
+    hess[1:, 0] -= col
+    hess[1:, 1:] -= G.T @ dG
+    if glm.positive:
+        jac = np.concatenate([[1.0], coef])
+        curvature = np.concatenate([[0.0], grad[1:] * coef])
+        hess = hess * np.outer(jac, jac) + np.diag(curvature)
+        grad = grad * jac
+        grad[1:] += 1.0
+    return value, grad, hess
+
+
+def _large_blr_problem(n=10_000, d=20, seed=0, positives=None):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if positives is None:
+        beta = rng.normal(0.0, 1.0 / np.sqrt(d), size=d)
+        y = (rng.random(n) < 1.0 / (1.0 + np.exp(-(X @ beta - 0.5)))).astype(np.int64)
+    else:  # rare events: a skewed posterior that Laplace approximates badly
+        y = np.zeros(n, dtype=np.int64)
+        y[rng.choice(n, positives, replace=False)] = 1
+    X = (X - X.mean(axis=0)) / (2.0 * X.std(axis=0))
+    return blr_model.glm_problem({"X": X, "y": y}, **BLR_HYPER)
+
+
+@pytest.mark.parametrize("case", [*sorted(CASES), "large"])
+def test_fast_mode_and_hessian_equal_the_former_implementation_to_1e6(case):
+    if case == "large":
+        glm = _large_blr_problem().glm
+    else:
+        builder, data, hyper = CASES[case]()
+        glm = builder.glm_problem(data, **hyper).glm
+    rng = np.random.default_rng(3)
+    for theta in rng.normal(0.0, 0.5, size=(3, glm.n_params)):
+        new, old = glm.value_grad_hess(theta), _former_value_grad_hess(glm, theta)
+        assert new[0] == pytest.approx(old[0], rel=1e-12, abs=1e-9)
+        np.testing.assert_allclose(new[1], old[1], rtol=1e-10, atol=1e-9)
+        np.testing.assert_allclose(new[2], old[2], rtol=1e-10, atol=1e-9)
+    mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+    old_mode, old_neg_hessian, _ = newton_mode(lambda t: _former_value_grad_hess(glm, t),
+                                               glm.start())
+    np.testing.assert_allclose(mode, old_mode, atol=1e-6)
+    np.testing.assert_allclose(neg_hessian, old_neg_hessian, rtol=1e-6, atol=1e-9)
+    # the Hessian is the one at the returned mode
+    np.testing.assert_allclose(neg_hessian, -_former_value_grad_hess(glm, mode)[2], rtol=1e-6)
+
+
+def _reference_log_density(glm, thetas):
+    """Double-precision log density per draw: scipy's Student-t and ``np.logaddexp``."""
+    from scipy import stats
+
+    out = []
+    for theta in np.atleast_2d(thetas):
+        c, coef = glm.coefficients(theta)
+        eta = theta[0] + glm._centred @ coef
+        value = float(glm.weights @ (glm.targets * eta - np.logaddexp(0.0, eta)))
+        value += stats.t.logpdf(c, glm.prior_df, scale=glm.intercept_scale)
+        value += stats.t.logpdf(coef, glm.prior_df, scale=glm.prior_scale).sum()
+        if glm.positive:
+            value += coef.size * np.log(2.0) + theta[1:].sum()
+        out.append(value)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_log_density_of_many_draws_equals_the_logaddexp_reference(case):
+    # 300 draws: several blocks of rows, the product path (equal weights: blr, platt)
+    # and the log1p path (unequal weights: beta)
+    builder, data, hyper = CASES[case]()
+    glm = builder.glm_problem(data, **hyper).glm
+    thetas = np.random.default_rng(4).normal(0.0, 1.0, size=(300, glm.n_params))
+    reference = _reference_log_density(glm, thetas)
+    np.testing.assert_allclose(glm.log_density_many(thetas), reference, rtol=1e-12, atol=1e-9)
+    single = glm.log_density_many(thetas, single=True)
+    assert np.abs(single - reference).max() < 1e-3
+
+
+def test_single_precision_log_density_is_exact_enough_for_importance_weights():
+    # n = 50,000 rows, draws of the Laplace approximation (as the check uses it), a tenth
+    # of the rows with |eta| of 20-200 (exp(-|eta|) far below single precision's epsilon):
+    # against the double-precision reference the error stays far below what moves an
+    # importance weight (1e-3: 0.1 %)
+    rng = np.random.default_rng(5)
+    n = 50_000
+    F = rng.normal(size=(n, 3))
+    F[: n // 10, 1] = rng.choice([-1.0, 1.0], n // 10) * rng.uniform(20.0, 200.0, n // 10)
+    t = (rng.random(n) < 1.0 / (1.0 + np.exp(-(F @ np.array([0.5, 1.0, -0.3]) - 1.0))))
+    glm = LogisticGLM(design=F, targets=t.astype(float), weights=np.ones(n), prior_scale=2.5,
+                      intercept_scale=10.0, prior_df=1.0)
+    mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+    thetas = gaussian_draws_at_mode(mode, neg_hessian, 64, 0)[2]
+    assert np.abs(glm._centred @ thetas[:, 1:].T + thetas[:, 0]).max() > 100.0
+    reference = _reference_log_density(glm, thetas)
+    np.testing.assert_allclose(glm.log_density_many(thetas), reference, rtol=1e-12, atol=1e-8)
+    error = glm.log_density_many(thetas, single=True) - reference
+    assert np.abs(error).max() < 1e-3
+    # the element-wise identity behind it, against float64 log1p: log1pexp(eta) =
+    # max(eta, 0) + log1p(exp(-|eta|)), exact to rounding for tiny exp(-|eta|) too
+    eta = np.array([-800.0, -40.0, -1e-3, 0.0, 1e-3, 40.0, 800.0])
+    fast = np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta)))
+    np.testing.assert_allclose(fast, np.logaddexp(0.0, eta), rtol=1e-15)
+
+
+def test_equal_and_unequal_weights_give_the_same_density():
+    # a row split into two rows of half weight: the same posterior, through the
+    # product-of-(1 + e) path (equal weights) and the log1p path (unequal weights)
+    _, data, hyper = _blr_case()
+    glm = blr_model.glm_problem(data, **hyper).glm
+    split = LogisticGLM(
+        design=np.vstack([glm.design, glm.design[:1]]),
+        targets=np.concatenate([glm.targets, glm.targets[:1]]),
+        weights=np.concatenate([[0.5], np.ones(glm.design.shape[0] - 1), [0.5]]),
+        prior_scale=glm.prior_scale, intercept_scale=glm.intercept_scale,
+        prior_df=glm.prior_df)
+    thetas = np.random.default_rng(6).normal(0.0, 1.0, size=(50, glm.n_params))
+    for single in (False, True):
+        np.testing.assert_allclose(split.log_density_many(thetas, single=single),
+                                   glm.log_density_many(thetas, single=single),
+                                   rtol=1e-9 if not single else 1e-6)
+
+
+def test_single_precision_first_newton_steps_end_at_the_double_precision_mode():
+    # from 20,000 rows the first Newton steps run in single precision; the last ones
+    # (double precision) give the same mode and Hessian as double precision throughout
+    from bayescal.inference.laplace_glm import _SINGLE_NEWTON_ROWS, laplace_glm_draws
+
+    problem = _large_blr_problem(n=_SINGLE_NEWTON_ROWS)
+    glm = problem.glm
+    value32, grad32, hess32 = glm.value_grad_hess(glm.start(), single=True)
+    value64, grad64, hess64 = glm.value_grad_hess(glm.start())
+    assert value32 == pytest.approx(value64, rel=1e-6)
+    np.testing.assert_allclose(grad32, grad64, rtol=1e-4, atol=1e-2)
+    np.testing.assert_allclose(hess32, hess64, rtol=1e-4, atol=1e-2)
+    mode, _, _ = newton_mode(glm.value_grad_hess, glm.start())
+    _, at_mode, _ = laplace_glm_draws(problem, n_draws=300, seed=0)
+    np.testing.assert_allclose(np.ravel(at_mode["intercept"]), mode[:1], atol=1e-8)
+    np.testing.assert_allclose(np.ravel(at_mode["beta"]), mode[1:], atol=1e-8)

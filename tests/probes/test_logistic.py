@@ -47,6 +47,21 @@ def test_scale_inputs_follow_gelman_et_al():
     np.testing.assert_allclose(Z[:, 2], 0.0)  # constant: centred only
 
 
+def test_scale_inputs_count_levels_beyond_the_first_rows():
+    # a column with two levels in its first 64 rows and a third later is continuous;
+    # the result equals the definition by np.unique
+    rng = np.random.default_rng(2)
+    late = np.r_[rng.choice([0.0, 1.0], 100), 0.5, rng.choice([0.0, 1.0], 99)]
+    X = np.column_stack([late, rng.choice([-3.0, 4.0], 200), np.full(200, 1.0), rng.normal(size=200)])
+    center, scale = scale_inputs(X)
+    for j in range(X.shape[1]):
+        levels = np.unique(X[:, j])
+        expected = (levels[1] - levels[0] if levels.size == 2
+                    else 2.0 * X[:, j].std() if levels.size > 2 else 1.0)
+        assert scale[j] == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_allclose(center, X.mean(axis=0))
+
+
 def numpy_neg_log_posterior(theta, Xs, y, prior_scale=2.5, intercept_scale=10.0, df=1.0):
     """The same log-posterior written independently in NumPy/SciPy."""
     alpha, beta = theta[0], theta[1:]
