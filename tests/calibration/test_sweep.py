@@ -406,10 +406,11 @@ PEER_CALIBRATORS = {
     "bbq": (BBQCalibrator(n_draws=50, random_state=0), "binning", True, False),
     "sbb": (SBBCalibrator(n_draws=50, random_state=0), "binning", True, False),
     "abb": (ABBCalibrator(n_binnings=20, n_draws=50, random_state=0), "binning", True, False),
-    "bayes-platt": (BayesianPlattCalibrator(**_LAPLACE), "platt", True, False),
+    "bayes-platt": (BayesianPlattCalibrator(**_LAPLACE), "platt-logit", True, False),
     "bayes-beta": (BayesianBetaCalibrator(**_LAPLACE), "beta", True, False),
-    "bayes-spline": (BayesianSplineCalibrator(n_basis=6, **_LAPLACE), "spline", True, False),
-    "bayes-platt-nuts": (BayesianPlattCalibrator(**_NUTS), "platt", True, True),
+    "bayes-spline": (BayesianSplineCalibrator(n_basis=6, **_LAPLACE), "spline-logit", True,
+                     False),
+    "bayes-platt-nuts": (BayesianPlattCalibrator(**_NUTS), "platt-logit", True, True),
     "bayes-beta-nuts": (BayesianBetaCalibrator(**_NUTS), "beta", True, True),
 }
 
@@ -604,22 +605,11 @@ def _report(cells: list[PeerCell]) -> str:
 #: tolerance nor flagged), each with the reason and the work that owns it. Their
 #: tests are xfail (not strict); the cells are listed by ``python
 #: tests/calibration/test_sweep.py --peers``.
-_LAPLACE_GAP = (
-    "issue 27, approximate posteriors: since the PSIS check (k-hat) the beta map and BLR "
-    "pass everywhere, but the Platt and spline maps' Laplace fits are still more than 0.01 "
-    "Brier from their frequentist peers on some sets with k-hat <= 0.7, i.e. the "
-    "approximation agrees with the exact posterior: whether the prior or the resampling "
-    "explains the gap is not yet known (listed by `--peers`)")
 KNOWN_PEER_GAPS: dict[str, str] = {
-    "bayes-platt": _LAPLACE_GAP,
-    "bayes-spline": _LAPLACE_GAP,
     "sbb": ("SBB selects one binning (constant maps are flagged since issue 27); a selected "
             "binning with several bins is up to 0.019 worse than isotonic regression on "
             "200-row calibration sets, unflagged"),
     "bbq": "BBQ is up to 0.012 worse than the best frequentist binning on 200-row sets",
-    "platt-logit": ("Platt's target smoothing on the logit of clipped 0/1 random-forest votes "
-                    "(logits of +-27.6) flattens the map: 0.016 worse than unsmoothed logistic "
-                    "regression on breast_cancer_wisconsin"),
 }
 
 
