@@ -413,8 +413,9 @@ PEER_CALIBRATORS = {
     "abb": (ABBCalibrator(n_binnings=20, n_draws=50, random_state=0), "binning", True, False),
     "bayes-platt": (BayesianPlattCalibrator(**_LAPLACE), "platt-logit", True, False),
     "bayes-beta": (BayesianBetaCalibrator(**_LAPLACE), "beta", True, False),
-    "bayes-spline": (BayesianSplineCalibrator(n_basis=6, **_LAPLACE), "spline-logit", True,
-                     False),
+    # the default basis (10): 6 functions, coarser than the peer's 7, missed it by 0.014 on
+    # naive Bayes scores of mushroom (500 rows) where the default is within 0.002
+    "bayes-spline": (BayesianSplineCalibrator(**_LAPLACE), "spline-logit", True, False),
     "bayes-platt-nuts": (BayesianPlattCalibrator(**_NUTS), "platt-logit", True, True),
     "bayes-beta-nuts": (BayesianBetaCalibrator(**_NUTS), "beta", True, True),
 }
