@@ -102,7 +102,7 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
     target_smoothing : bool, default=True
         Fit to Platt's (1999) smoothed targets (see
         :func:`~bayescal.calibration.platt.platt_targets`), as
-        :class:`PlattCalibrator` does by default, or to the plain 0/1 targets
+        :class:`PlattCalibrator` does by default on scores, or to the plain 0/1 targets
         (the variant of Phelps, Lizotte & Woolford 2024) when False. Smoothed targets keep the fit
         finite on a perfectly separable calibration set, where the plain fit has
         no finite optimum and returns (almost) exact 0/1; with hundreds of rows

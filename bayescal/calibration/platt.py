@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
@@ -112,11 +113,14 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         :class:`~bayescal.probes.BayesianPlattCalibrator` defaults to
         ``"logit"`` instead, the family that contains the identity map, as a
         reference probe needs (see its ``input``).
-    target_smoothing : bool, default=True
+    target_smoothing : bool or "auto", default="auto"
         Use Platt's (1999) smoothed targets ``t+ = (N+ + 1)/(N+ + 2)``,
         ``t- = 1/(N- + 2)`` (as scikit-learn's sigmoid calibration does), or
         the plain 0/1 (or fractional) targets when False (plain logistic
-        regression, the variant of Phelps et al. (2024)).
+        regression). ``"auto"``: each variant as its source fits it -- smoothed
+        for ``"score"`` and ``"decision"`` (Platt 1999), plain for ``"logit"``
+        (Phelps et al. (2024), who "leave the responses as 0/1 variables"); see
+        Notes for why smoothing and the logit of exact 0/1 scores do not mix.
     clip : float or None, default=1e-12
         Only for ``input="logit"``; bayescal's one clip rule
         (:func:`bayescal.clipping.clip_probabilities`): a float ``eps`` in
@@ -129,6 +133,8 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
 
     Attributes
     ----------
+    target_smoothing_ : bool
+        Whether the smoothed targets were used (``target_smoothing`` resolved).
     slope_ : float
         Fitted coefficient ``beta_1`` of the covariate.
     intercept_ : float
@@ -166,6 +172,17 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
     logit (Phelps et al. 2024, Eq. 4), so ``input="logit"`` is exact there while
     ``input="score"`` cannot be (its Theorem 1).
 
+    Smoothed targets on the logit: a score of exactly 0 or 1 (a random
+    forest's unanimous vote) has an infinite logit, clipped to
+    ``+-log((1 - clip) / clip)`` (+-27.6 for ``clip=1e-12``), a value set by
+    ``clip``, not by the data. Smoothing asks the map to reach only ``t+``
+    (about 0.99) there, which caps the slope near ``logit(t+) / 27.6`` and
+    flattens the map over the other scores: on 10-tree random-forest votes of
+    the breast cancer data (300 rows, 3 folds, 59 % of scores exactly 0 or
+    1) the held-out Brier score was 0.073 against 0.057 for plain logistic
+    regression on the same logits. Hence plain targets by default for
+    ``"logit"``, and a warning when smoothing is asked for with clipped scores.
+
     References
     ----------
     Platt, J. (1999). Probabilistic outputs for support vector machines and
@@ -193,7 +210,7 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
         self,
         *,
         input: str = "score",
-        target_smoothing: bool = True,
+        target_smoothing: bool | str = "auto",
         clip: float | None = DEFAULT_CLIP,
         max_iter: int = 100,
     ) -> None:
@@ -204,13 +221,27 @@ class PlattCalibrator(_ScoreFeatureCalibrator):
 
     _parameter_constraints: dict = {
         **_ScoreFeatureCalibrator._parameter_constraints,
-        "target_smoothing": ["boolean"],
+        "target_smoothing": ["boolean", StrOptions({"auto"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
         x = self._feature(scores, fit=True)
-        t = platt_targets(targets, weights) if self.target_smoothing else targets
+        smoothing = self.target_smoothing
+        if smoothing == "auto":
+            smoothing = self._input_kind() != "logit"
+        self.target_smoothing_ = bool(smoothing)
+        if self.target_smoothing_ and self._input_kind() == "logit" and self.n_clipped_:
+            warnings.warn(
+                f"{self.n_clipped_} of {scores.shape[0]} calibration scores are exactly 0 or 1 "
+                f"(within `clip`={self.clip:g}); their logits are clipped to "
+                f"+-{abs(x).max():.1f}, and with Platt's smoothed targets those rows cap the "
+                "slope and flatten the map over the other scores. Use target_smoothing=False "
+                "(the default for input='logit') or input='score'.",
+                UserWarning,
+                stacklevel=3,
+            )
+        t = platt_targets(targets, weights) if self.target_smoothing_ else targets
         design = intercept_design(x)
         n_pos = float(np.dot(weights, targets))
         n_neg = float(np.sum(weights)) - n_pos

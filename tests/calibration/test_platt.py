@@ -102,6 +102,61 @@ def test_clip_makes_logit_input_accept_zero_and_one():
     assert np.all(np.isfinite(p)) and p[0] < p[1]
 
 
+def _forest_votes(seed: int = 0, n: int = 300):
+    """Random-forest-like votes in steps of 0.1: over 40 % exactly 0 or 1 (all right, as
+    unanimous trees on easy rows), the rest in between."""
+    rng = np.random.default_rng(seed)
+    p = rng.beta(0.2, 0.2, n)
+    y = (rng.uniform(size=n) < p).astype(int)
+    s = np.round(np.clip(p + rng.normal(0.0, 0.1, n), 0.0, 1.0), 1)
+    s[(s == 1.0) & (y == 0)] = 0.9
+    s[(s == 0.0) & (y == 1)] = 0.1
+    return s, y
+
+
+def test_auto_target_smoothing_is_platt_on_scores_and_plain_on_logits():
+    s, y, _ = _data(3, 400)
+    for input, smoothed in (("score", True), ("decision", True), ("logit", False)):
+        x = s - 0.5 if input == "decision" else s
+        auto = PlattCalibrator(input=input).fit(x, y)
+        explicit = PlattCalibrator(input=input, target_smoothing=smoothed).fit(x, y)
+        assert auto.target_smoothing_ is smoothed
+        assert (auto.intercept_, auto.slope_) == (explicit.intercept_, explicit.slope_)
+
+
+def test_logit_of_exact_01_scores_default_is_plain_logistic_regression():
+    # Oracle: scikit-learn's unpenalised logistic regression on the same clipped logits.
+    s, y = _forest_votes()
+    assert np.mean((s == 0) | (s == 1)) > 0.4
+    c = np.clip(s, 1e-12, 1 - 1e-12)
+    z = (np.log(c) - np.log1p(-c))[:, None]
+    ref = LogisticRegression(C=np.inf, tol=1e-10, max_iter=1000).fit(z, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning by default
+        ours = PlattCalibrator(input="logit").fit(s, y)
+    assert ours.slope_ == pytest.approx(ref.coef_[0, 0], rel=1e-4)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], rel=1e-4, abs=1e-6)
+
+
+def test_smoothed_targets_on_clipped_logits_warn_and_flatten_the_map():
+    s, y = _forest_votes()
+    with pytest.warns(UserWarning, match=r"exactly 0 or 1.*\+-27\.6.*target_smoothing=False"):
+        smoothed = PlattCalibrator(input="logit", target_smoothing=True).fit(s, y)
+    plain = PlattCalibrator(input="logit").fit(s, y)
+    # the rows at logit +-27.6 asked for t+ < 1 and t- > 0 hold the slope down (0.80 vs 1.44)
+    assert smoothed.slope_ < 0.6 * plain.slope_
+    s_test, y_test = _forest_votes(1, 5000)
+
+    def brier(cal):
+        return np.mean((cal.predict_proba(s_test)[:, 1] - y_test) ** 2)
+
+    assert brier(plain) < brier(smoothed)
+    # no clipped score, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PlattCalibrator(input="logit", target_smoothing=True).fit(np.clip(s, 0.05, 0.95), y)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     arrays(np.float64, 30, elements=st.floats(0.0, 1.0)),

@@ -24,8 +24,9 @@ sets (300 rows, 3 folds) every calibrator's held-out Brier score is compared
 with the best frequentist peer implementation of its model family --
 scikit-learn's logistic regression for Platt (on the score or its logit) and
 temperature scaling, betacal for beta calibration, scikit-learn's spline basis
-with a cross-validated logistic regression for the GAM and the Bayesian spline
-map, scikit-learn's isotonic regression and 10-bin histograms for the binning
+with a cross-validated logistic regression for the GAM, each on the same input as
+the calibrator (the Bayesian Platt and spline maps read the logit by default, so
+their peers do too), scikit-learn's isotonic regression and 10-bin histograms for the binning
 methods, the venn-abers package for Venn-ABERS, scikit-learn's multinomial
 logistic regression on log-probabilities for the Dirichlet maps (ecoli), and
 scikit-learn's ``LogisticRegression`` and ``GaussianProcessClassifier`` for the
@@ -33,8 +34,12 @@ probes (on features). A cell passes when it is within :data:`PEER_TOLERANCE`
 of that peer or flagged (a warning and ``diagnostics_.converged`` False), and
 never gives an exact 0/1 from a Bayesian model; folds are pooled
 (:func:`pooled_cells`). The Bayesian maps run with Laplace on every fold and
-with NUTS (tiny draws) on the first fold. Calibrators with known gaps are
-xfail with their reason (:data:`KNOWN_PEER_GAPS`).
+with NUTS (tiny draws) on the first fold (the spline map too). Two gaps are properties of the
+methods as published, documented in their Notes (:data:`METHOD_GAPS`): SBB's
+selection of one binning and BBQ's bin priors on decision values; their cells
+beyond the tolerance are held to the gap the Notes state, with ABB (averaging over
+the same posterior) within the tolerance there, and count as neither near nor
+flagged in the ``--peers`` figures.
 ``python tests/calibration/test_sweep.py --peers ROWS FOLDS`` runs it larger.
 """
 
@@ -406,11 +411,14 @@ PEER_CALIBRATORS = {
     "bbq": (BBQCalibrator(n_draws=50, random_state=0), "binning", True, False),
     "sbb": (SBBCalibrator(n_draws=50, random_state=0), "binning", True, False),
     "abb": (ABBCalibrator(n_binnings=20, n_draws=50, random_state=0), "binning", True, False),
-    "bayes-platt": (BayesianPlattCalibrator(**_LAPLACE), "platt", True, False),
+    "bayes-platt": (BayesianPlattCalibrator(**_LAPLACE), "platt-logit", True, False),
     "bayes-beta": (BayesianBetaCalibrator(**_LAPLACE), "beta", True, False),
-    "bayes-spline": (BayesianSplineCalibrator(n_basis=6, **_LAPLACE), "spline", True, False),
-    "bayes-platt-nuts": (BayesianPlattCalibrator(**_NUTS), "platt", True, True),
+    # the default basis (10): 6 functions, coarser than the peer's 7, missed it by 0.014 on
+    # naive Bayes scores of mushroom (500 rows) where the default is within 0.002
+    "bayes-spline": (BayesianSplineCalibrator(**_LAPLACE), "spline-logit", True, False),
+    "bayes-platt-nuts": (BayesianPlattCalibrator(**_NUTS), "platt-logit", True, True),
     "bayes-beta-nuts": (BayesianBetaCalibrator(**_NUTS), "beta", True, True),
+    "bayes-spline-nuts": (BayesianSplineCalibrator(**_NUTS), "spline-logit", True, True),
 }
 
 
@@ -600,26 +608,18 @@ def _report(cells: list[PeerCell]) -> str:
                      f"converged={c.converged}, exact 0/1={c.exact_01}" for c in bad)
 
 
-#: Calibrators whose cells are known to miss the must-show (neither within the
-#: tolerance nor flagged), each with the reason and the work that owns it. Their
-#: tests are xfail (not strict); the cells are listed by ``python
-#: tests/calibration/test_sweep.py --peers``.
-_LAPLACE_GAP = (
-    "issue 27, approximate posteriors: since the PSIS check (k-hat) the beta map and BLR "
-    "pass everywhere, but the Platt and spline maps' Laplace fits are still more than 0.01 "
-    "Brier from their frequentist peers on some sets with k-hat <= 0.7, i.e. the "
-    "approximation agrees with the exact posterior: whether the prior or the resampling "
-    "explains the gap is not yet known (listed by `--peers`)")
-KNOWN_PEER_GAPS: dict[str, str] = {
-    "bayes-platt": _LAPLACE_GAP,
-    "bayes-spline": _LAPLACE_GAP,
-    "sbb": ("SBB selects one binning (constant maps are flagged since issue 27); a selected "
-            "binning with several bins is up to 0.019 worse than isotonic regression on "
-            "200-row calibration sets, unflagged"),
-    "bbq": "BBQ is up to 0.012 worse than the best frequentist binning on 200-row sets",
-    "platt-logit": ("Platt's target smoothing on the logit of clipped 0/1 random-forest votes "
-                    "(logits of +-27.6) flattens the map: 0.016 worse than unsmoothed logistic "
-                    "regression on breast_cancer_wisconsin"),
+#: Calibrators whose cells may miss the must-show for a reason that is a property of
+#: the method as published, not a defect (measured and documented in the estimator's
+#: Notes): name -> (the largest pooled gap the Notes state, the remedy they name, why).
+#: Such cells count as neither near nor flagged in the closing-note figures (``--peers``);
+#: the test asserts the documented property instead: every cell beyond the tolerance is
+#: within that gap, and the remedy is within the tolerance of the same peer on it.
+METHOD_GAPS: dict[str, tuple[float, str, str]] = {
+    "sbb": (0.025, "abb", "SBB selects the single most probable binning; on 200 calibration "
+            "rows that has 2-3 bins, and no cut probability fixes it (SBBCalibrator Notes)"),
+    "bbq": (0.015, "abb", "BBQ's bin priors are centred on the bins' mid-scores; on "
+            "miscalibrated scores (naive Bayes, SVC decision values) the evidence favours "
+            "binnings that agree with them, not the data (BBQCalibrator Notes)"),
 }
 
 
@@ -628,8 +628,9 @@ def _pooled_peer_sweep(kind: str, dataset: str) -> tuple[PeerCell, ...]:
     if kind == "binary":
         cells = peer_sweep_binary(dataset, PEER_ROWS, PEER_FOLDS)
         # every calibrator on every classifier's scores; beta maps only on probabilities
-        per_fold = len(PEER_CALIBRATORS) - 2
-        assert len(cells) == 4 * PEER_FOLDS * per_fold + 4 * 2 - PEER_FOLDS * 2 - 1
+        n_nuts = sum(subset for *_, subset in PEER_CALIBRATORS.values())
+        per_fold = len(PEER_CALIBRATORS) - n_nuts
+        assert len(cells) == 4 * PEER_FOLDS * per_fold + 4 * n_nuts - PEER_FOLDS * 2 - 1
     elif kind == "multiclass":
         cells = peer_sweep_multiclass(dataset, PEER_ROWS, PEER_FOLDS)
         assert len(cells) == 3 * PEER_FOLDS * 2
@@ -639,9 +640,7 @@ def _pooled_peer_sweep(kind: str, dataset: str) -> tuple[PeerCell, ...]:
 
 
 def _peer_case(kind: str, dataset: str, name: str):
-    reason = KNOWN_PEER_GAPS.get(name)
-    marks = [pytest.mark.xfail(reason=reason, strict=False)] if reason else []
-    return pytest.param(kind, dataset, name, marks=marks, id=f"{dataset}-{name}")
+    return pytest.param(kind, dataset, name, id=f"{dataset}-{name}")
 
 
 PEER_CASES = (
@@ -657,9 +656,20 @@ PEER_CASES = (
 @pytest.mark.skipif(not DATASETS, reason=f"the shared data folder {DATA_DIR} is absent")
 @pytest.mark.parametrize(("kind", "dataset", "name"), PEER_CASES)
 def test_every_cell_is_near_its_peer_or_flagged(kind, dataset, name):
-    cells = [c for c in _pooled_peer_sweep(kind, dataset) if c.where.endswith(f"/{name}")]
+    pooled = _pooled_peer_sweep(kind, dataset)
+    cells = [c for c in pooled if c.where.endswith(f"/{name}")]
     assert cells
-    assert all(c.ok for c in cells), _report(cells)
+    if name not in METHOD_GAPS:
+        assert all(c.ok for c in cells), _report(cells)
+        return
+    bound, remedy, _ = METHOD_GAPS[name]
+    by_where = {c.where: c for c in pooled}
+    for c in cells:
+        assert not c.exact_01, _report([c])
+        if not c.ok:
+            assert c.gap <= bound, _report([c])
+            fix = by_where[c.where.removesuffix(name) + remedy]
+            assert fix.ok and fix.gap <= PEER_TOLERANCE, _report([c, fix])
 
 
 def test_a_cell_is_ok_only_near_its_peer_or_flagged_and_never_exact_01():

@@ -150,6 +150,47 @@ def test_sbb_that_uses_the_scores_is_not_flagged():
     assert 0.0 < sbb.diagnostics_.extra["selected_posterior_mass"] <= 1.0
 
 
+def test_bbq_flags_a_map_dominated_by_its_one_bin_binning():
+    # A weak trend (0.15 -> 0.35) on 200 uniform scores, miscalibrated against the bins'
+    # mid-score priors: the one-bin binning holds most of BBQ's posterior weight.
+    rng = np.random.default_rng(3)
+    s = rng.uniform(size=200)
+    y = rng.binomial(1, 0.15 + 0.2 * s).astype(float)
+    # oracle: the evidence of each equal-frequency binning from the per-bin formula
+    cells = score_cells(s, y, np.ones_like(s))
+    low, high = bbq_bin_range(200)
+    cum = np.cumsum(cells.positives + cells.negatives)
+    logs, one_bin = [], []
+    for n_bins in range(low, high + 1):
+        starts = equal_frequency_starts(cum, n_bins)
+        ends = np.append(starts[1:], cells.n_cells)
+        pos = np.array([cells.positives[i:j].sum() for i, j in zip(starts, ends, strict=True)])
+        neg = np.array([cells.negatives[i:j].sum() for i, j in zip(starts, ends, strict=True)])
+        logs.append(bin_log_marginal_likelihood(pos, neg, cells.edges[starts],
+                                                cells.edges[ends]).sum())
+        one_bin.append(starts.size == 1)
+    weight = np.exp(np.array(logs) - logsumexp(logs))[np.array(one_bin)].sum()
+    assert weight > 0.5
+    with pytest.warns(UserWarning, match=r"near-constant map.*ABBCalibrator"):
+        bbq = BBQCalibrator(n_draws=10, random_state=0).fit(s, y)
+    assert bbq.diagnostics_.extra["one_bin_weight"] == pytest.approx(weight, rel=1e-9)
+    assert bbq.diagnostics_.extra["near_constant_map"] is True
+    assert not bbq.diagnostics_.converged
+    assert f"{weight:.2f}" in bbq.diagnostics_.failures[0]
+    assert np.ptp(bbq.cell_mean_) < 0.01
+
+
+def test_bbq_that_uses_the_scores_is_not_flagged():
+    import warnings
+
+    s, y = _calibrated(300, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning at all
+        bbq = BBQCalibrator(random_state=0, n_draws=10).fit(s, y)
+    assert bbq.diagnostics_.converged and "near_constant_map" not in bbq.diagnostics_.extra
+    assert bbq.diagnostics_.extra["one_bin_weight"] < 1e-6
+
+
 def test_abb_samples_binnings_with_their_posterior_probability():
     rng = np.random.default_rng(5)
     s = np.round(rng.uniform(size=6), 3)

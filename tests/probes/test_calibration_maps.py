@@ -306,7 +306,11 @@ def test_spline_nuts_mixes_on_well_specified_scores():
     # 0-5, no divergences, R-hat <= 1.01. This is seed 5, the worst: with the current stack
     # (arviz-stats 1.x's ESS estimator, nutpie 0.16) its min bulk ESS is 399.9, at the
     # diagnostics' threshold of 400 (so the fit itself warns); an ESS estimate of 2000
-    # draws carries a Monte-Carlo error of several per cent, so the test asks for 95 % of it.
+    # draws carries a Monte-Carlo error of several per cent, so the test asked for 95 % of it.
+    # Issue 27 gave the smoothness scale tau a half-Student-t(3) prior (heavier-tailed, so
+    # that bent maps are not held linear): benchmarks/spline_map.py then measured 329-1209
+    # over seeds 0-5 (median 648), no divergences, R-hat <= 1.008; seed 5 is still the worst,
+    # 329 (the fit warns, below 400), hence 300 here, with 95 % of it for the Monte-Carlo error.
     s, y = calibrated(1000, 5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PosteriorDiagnosticsWarning)
@@ -315,11 +319,11 @@ def test_spline_nuts_mixes_on_well_specified_scores():
     assert diag.sampler == "nutpie" and (diag.n_chains, diag.n_draws) == (2, 1000)
     assert diag.divergences == 0
     assert diag.rhat_max <= 1.01
-    assert diag.ess_bulk_min >= 0.95 * 400
+    assert diag.ess_bulk_min >= 0.95 * 300
     # the innovations too, as benchmarks/spline_map.py counts them
     full = posterior_diagnostics(cal.idata_, sampler="nutpie", seconds=0.0,
                                  var_names=["intercept", "coef", "tau", "innovations"])
-    assert full.rhat_max <= 1.01 and full.ess_bulk_min >= 0.95 * 400
+    assert full.rhat_max <= 1.01 and full.ess_bulk_min >= 0.95 * 300
 
 
 def narrow_scores(n=300):

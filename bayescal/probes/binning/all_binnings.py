@@ -122,6 +122,18 @@ class SBBCalibrator(_BayesianBinning):
     posterior mass in the message (below one half, the binnings with cuts are
     more probable together than the one SBB returned).
 
+    **Selection on small calibration sets.** Beyond constant maps, the
+    selected binning is coarse: on 200 calibration rows (the test suite's peer
+    sweep: four real data sets x naive Bayes, random forest, logistic
+    regression and SVM scores x 3 folds) it had 2-3 bins in most fits, and the
+    pooled held-out Brier score was more than 0.01 worse than the best of
+    isotonic regression and 10-bin histograms in 6 of 16 data set x
+    classifier cells (at most 0.019), unflagged; ABB, the posterior mean
+    over the same binnings, was within 0.009 in all 16. It is selection, not
+    the structure prior: with ``cut_probability`` 0.1, 0.3 and 0.5 instead of
+    the default, 6, 8 and 12 cells were beyond 0.01 (at 0.5 with a median of
+    36 bins). Use :class:`ABBCalibrator` when the calibration set is small.
+
     ``method="fast"`` searches only binnings that cut at *boundary points*
     (never inside a run of cells that all hold one label) and, beyond
     ``max_cut_points`` candidates, at equal-frequency thinned ones; dead
