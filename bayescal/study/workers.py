@@ -29,9 +29,10 @@ A worker watches its parent (:func:`_watch_parent`): when the calling process
 is gone -- ``kill -9`` included, which no handler in it can see -- the worker
 exits within :data:`PARENT_POLL_SECONDS`, in the middle of a task or not
 (between tasks the closed pipe ends it at once); multiprocessing's resource
-tracker then sees its pipe close and exits too. Workers ignore SIGINT: Ctrl-C
-reaches every process of the terminal's process group, and the calling process,
-which holds the store, decides (it kills its workers when interrupted).
+tracker then sees its pipe close and exits too. Workers ignore SIGINT from
+their first instruction on: Ctrl-C reaches every process of the terminal's
+process group, and the calling process, which holds the store, decides (it
+kills its workers when interrupted).
 """
 
 from __future__ import annotations
@@ -179,6 +180,8 @@ def _serve(conn: Any) -> None:
     """
     os.environ.update(SINGLE_THREAD_ENV)  # before the warm-up loads BLAS and OpenMP
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the calling process decides
+    if hasattr(signal, "pthread_sigmask"):  # blocked since its start (WorkerProcess)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _watch_parent()
     warm_up = threading.Thread(target=_warm_up, name="bayescal-warm-up", daemon=True)
     warm_up.start()
@@ -227,7 +230,17 @@ class WorkerProcess:
         context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked locks
         self._conn, child = context.Pipe(duplex=True)
         self._process = context.Process(target=_serve, args=(child,), name="bayescal-worker")
-        self._process.start()
+        # SIGINT blocked from the start (the mask survives exec) until _serve ignores it: a
+        # Ctrl-C while the new interpreter starts and imports neither kills it nor prints
+        # a traceback; here, one that arrives meanwhile waits the few milliseconds
+        masked = hasattr(signal, "pthread_sigmask")
+        if masked:
+            previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self._process.start()
+        finally:
+            if masked:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         child.close()
         self._lock = threading.Lock()
         self._pending: deque[Future[Any]] = deque()

@@ -140,6 +140,24 @@ def test_a_worker_answers_in_order_and_passes_errors_back(test_estimators_on_pat
         proc.call(divmod, 1, 1).result(timeout=10)
 
 
+def test_a_worker_ignores_ctrl_c_from_its_first_instruction(capfd):
+    # Ctrl-C reaches every process of the terminal's group, a worker still starting too
+    import signal
+
+    proc = workers.WorkerProcess()
+    try:
+        os.kill(proc.pid, signal.SIGINT)  # while its interpreter starts
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGINT)  # while it imports
+        assert proc.call(os.getpid).result(timeout=120) == proc.pid
+        os.kill(proc.pid, signal.SIGINT)  # between tasks
+        assert proc.call(divmod, 3, 2).result(timeout=60) == (1, 1)
+    finally:
+        proc.shutdown()
+    assert proc.join(timeout=60)
+    assert "KeyboardInterrupt" not in capfd.readouterr().err
+
+
 @pytest.mark.slow
 def test_a_killed_worker_ends_at_once_without_errors(monkeypatch):
     import threading
