@@ -144,13 +144,17 @@ def _run(task: Any, train: Any, test: Any) -> list[Any]:
     return run_task(spec, task, datasets[task.dataset], train, test, blas_threads=None)
 
 
-def _answer(call: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
-    """``call(*args)`` as the pickled answer ``("ok", result)`` or ``("error", exception)``.
+def _answer(message: bytes) -> bytes:
+    """Run the call pickled in ``message``; its pickled ``("ok", result)`` or ``("error", exc)``.
 
-    An exception or result that cannot be pickled is answered as a
+    A call that cannot be unpickled here answers its error; an exception or
+    result that cannot be pickled (or rebuilt) is answered as a
     ``RuntimeError`` with its text and traceback.
     """
+    name = "a call"
     try:
+        call, args = pickle.loads(message)
+        name = repr(getattr(call, "__name__", call))
         answer: tuple[str, Any] = ("ok", call(*args))
     except BaseException as exc:  # handed to the calling process, which raises it
         answer = ("error", exc)
@@ -164,7 +168,7 @@ def _answer(call: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
         value = answer[1]
         text = "".join(traceback.format_exception(value)) if answer[0] == "error" else ""
         problem = RuntimeError(f"a worker process could not send back the {answer[0]} "
-                               f"{type(value).__name__} of {getattr(call, '__name__', call)!r} "
+                               f"{type(value).__name__} of {name} "
                                f"({type(exc).__name__}: {exc}).\n{text}")
         return pickle.dumps(("error", problem), protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -199,9 +203,8 @@ def _serve(conn: Any) -> None:
 
             threadpool_limits(limits=1)  # what was loaded before the environment was set
             limited = True
-        call, args = pickle.loads(message)
         try:
-            conn.send_bytes(_answer(call, args))
+            conn.send_bytes(_answer(message))
         except OSError:  # the calling process is gone
             break
     for stream in (sys.stdout, sys.stderr):  # nothing else to finalise: end at once

@@ -159,3 +159,4 @@ class UnpicklableError(Exception):
 
 def raise_unpicklable():
     raise UnpicklableError("no", "way back")
+

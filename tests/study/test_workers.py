@@ -108,6 +108,15 @@ def test_a_worker_that_dies_is_reported_and_the_study_resumes(tmp_path,
     assert int(tree["metrics"]["failed"].sum()) == 0
 
 
+class _UnpicklableThere:
+    """Pickles here; unpickling imports a module that does not exist."""
+
+    def __reduce__(self):
+        import importlib
+
+        return importlib.import_module, ("not_a_module_of_this_test",)
+
+
 def test_a_worker_answers_in_order_and_passes_errors_back(test_estimators_on_path):
     helpers = __import__(test_estimators_on_path)
     proc = workers.WorkerProcess()
@@ -130,6 +139,9 @@ def test_a_worker_answers_in_order_and_passes_errors_back(test_estimators_on_pat
         with pytest.raises(RuntimeError, match="could not read the study's spec and data: "
                                                "UnpicklingError"):
             proc.submit(None, None, None).result(timeout=60)
+        # a call the worker cannot unpickle: its error, and the worker lives on
+        with pytest.raises(ModuleNotFoundError, match="not_a_module_of_this_test"):
+            proc.call(divmod, _UnpicklableThere(), 1).result(timeout=60)
         assert proc.call(os.getpid).result(timeout=60) == proc.pid != os.getpid()
         for name in workers.SINGLE_THREAD_ENV:  # one BLAS/OpenMP thread from the start
             assert proc.call(os.getenv, name).result(timeout=60) == "1"
