@@ -41,20 +41,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 _WARMUP_CHILD = r"""
-import sys, time
+import os, pickle, sys, time
 t0 = time.process_time()
-from bayescal.study.workers import _init_process, _run, _warm_up
-_init_process()
+from bayescal.study.workers import SINGLE_THREAD_ENV, _load, _run, _warm_up
+os.environ.update(SINGLE_THREAD_ENV)
 _warm_up()
+from threadpoolctl import threadpool_limits
+threadpool_limits(limits=1)
 imports = time.process_time() - t0
 from bayescal.cube.store import StoreLayout
 from bayescal.study import load_spec
 from bayescal.study.runner import _prepare, _tasks, task_queue
-from bayescal.study.workers import payload_file
 spec = load_spec(sys.argv[1])
 datasets, splits, _ = _prepare(spec)
-payload = payload_file(spec, datasets)
-path = payload.__enter__()
+_load(pickle.dumps((spec, datasets)))
 queue = task_queue(spec, _tasks(spec, StoreLayout.from_spec(spec), splits, set()), datasets)
 only = set(sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else None
 firsts = {}
@@ -66,10 +66,9 @@ for item in firsts.values():
     runs = []
     for _ in range(2):
         c = time.process_time()
-        _run(item.task, item.train, item.test, path)
+        _run(item.task, item.train, item.test)
         runs.append(time.process_time() - c)
     print(f"task {spec.classifiers[item.task.classifier].name} {runs[0]:.3f} {runs[1]:.3f}")
-payload.__exit__(None, None, None)
 """
 
 

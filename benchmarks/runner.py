@@ -29,7 +29,7 @@ What is compared, on the same spec in the same run:
   no store, no fit sharing, one BLAS thread (as in the runner);
 * **runner, 1 worker** -- :func:`bayescal.study.run` with ``n_jobs=1``
   (dataset preparation, per-cell atomic files, consolidation, zarr cube);
-* **runner, 2 workers** -- ``n_jobs=2`` (this process and one loky worker
+* **runner, 2 workers** -- ``n_jobs=2`` (this process and one worker
   process, its start-up included).
 
 The runner shares the base classifier's fit between scenarios that refit on

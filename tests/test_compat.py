@@ -20,7 +20,7 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 
-from bayescal._compat import loky as loky_adapter
+from bayescal._compat import numba as numba_adapter
 from bayescal._compat import sklearn as sklearn_adapter
 from bayescal.calibration._fitting import fit_estimator
 
@@ -65,20 +65,33 @@ def test_forest_fast_fit_is_taken_on_this_scikit_learn():
 
 
 # --------------------------------------------------------------------------- #
-# loky
+# numba
 # --------------------------------------------------------------------------- #
 
 
-def test_loky_memory_guard_is_switched_off_or_left_alone(monkeypatch):
-    from joblib.externals.loky import process_executor
+@pytest.mark.parametrize("breakage", ["import", "attribute", "signature"])
+def test_numba_cpu_target_start_falls_back_on_any_failure(monkeypatch, breakage):
+    from numba.core import registry
 
-    monkeypatch.setattr(process_executor, "_MAX_MEMORY_LEAK_SIZE", 300 * 2**20)
-    assert loky_adapter.disable_memory_leak_guard() is True
-    assert process_executor._MAX_MEMORY_LEAK_SIZE == sys.maxsize
-    monkeypatch.delattr(process_executor, "_MAX_MEMORY_LEAK_SIZE")  # renamed upstream
-    assert loky_adapter.disable_memory_leak_guard() is False
-    monkeypatch.setitem(sys.modules, "joblib.externals.loky", None)  # moved upstream
-    assert loky_adapter.disable_memory_leak_guard() is False
+    if breakage == "import":
+        monkeypatch.setitem(sys.modules, "numba.core.registry", None)  # moved upstream
+    elif breakage == "attribute":
+        monkeypatch.delattr(registry, "cpu_target")  # renamed upstream
+    else:
+        def refresh(*args):  # a refresh whose signature changed
+            raise TypeError("refresh() missing 1 required positional argument: 'target'")
+
+        monkeypatch.setattr(registry.cpu_target.target_context, "refresh", refresh)
+    assert numba_adapter.start_cpu_target() is False
+    # a worker's warm-up goes on without it (its first kernel starts the target itself)
+    from bayescal.study import workers
+
+    workers._warm_up()
+
+
+def test_numba_cpu_target_start_is_taken_on_this_numba():
+    """So a silent fallback (a slower first task) is noticed when numba changes."""
+    assert numba_adapter.start_cpu_target() is True
 
 
 # --------------------------------------------------------------------------- #
@@ -124,7 +137,7 @@ DISTRIBUTION = {"sklearn": "scikit-learn", "arviz_stats": "arviz-stats",
 #: Modules allowed to import other libraries' private modules or names, and why.
 ADAPTERS = {
     "bayescal/_compat/sklearn.py": "the adapter of scikit-learn's private API",
-    "bayescal/_compat/loky.py": "the adapter of loky's private setting",
+    "bayescal/_compat/numba.py": "the adapter of numba's CPU target",
     "bayescal/inference/nutpie_c.py": "the adapter of nutpie's callback model",
 }
 
@@ -189,20 +202,64 @@ def test_private_apis_of_other_libraries_only_in_adapters():
     assert not found, found
 
 
-def test_no_private_loky_attributes_outside_the_adapter():
+def test_no_private_attributes_of_other_libraries_outside_adapters():
+    """``x._y`` where ``x`` is an imported third-party module: only in the adapters."""
+    found = []
     for path in PACKAGE.rglob("*.py"):
-        if path.relative_to(ROOT).as_posix() == "bayescal/_compat/loky.py":
-            continue
+        rel = path.relative_to(ROOT).as_posix()
         text = path.read_text()
-        assert "_MAX_MEMORY_LEAK_SIZE" not in text, path
-        assert "._processes" not in text, path
+        # loky's memory-leak guard and executor internals: not even in an adapter
+        for word in ("_MAX_MEMORY_LEAK_SIZE", "._processes", "joblib.externals"):
+            if word in text:
+                found.append(f"{rel}: {word}")
+        if rel in ADAPTERS:
+            continue
+        tree = ast.parse(text)
+        modules = set()  # names bound to third-party modules by ``import x`` / ``as``
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    top = alias.name.split(".")[0]
+                    if top not in sys.stdlib_module_names and top != "bayescal":
+                        modules.add(alias.asname or top)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute):
+                continue
+            chain, base = [node.attr], node.value
+            while isinstance(base, ast.Attribute):
+                chain.append(base.attr)
+                base = base.value
+            if (isinstance(base, ast.Name) and base.id in modules
+                    and any(a.startswith("_") and not a.startswith("__") for a in chain)):
+                found.append(f"{rel}:{node.lineno}: {base.id}.{'.'.join(reversed(chain))}")
+    assert not found, found
+
+
+def test_the_scans_see_a_private_import_and_an_undeclared_package(tmp_path, monkeypatch):
+    """The source scans above fail on code that breaks the rules."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import numpy\nimport frobnicate\n"
+                   "from sklearn.tree._tree import Tree\n"
+                   "x = numpy._core.multiarray\n")
+    imports = list(_imports(bad))
+    assert [m for _, m, _ in imports] == ["numpy", "frobnicate", "sklearn.tree._tree"]
+    assert "frobnicate" not in _declared() and "numpy" in _declared()
+    monkeypatch.setitem(globals(), "PACKAGE", tmp_path)
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    monkeypatch.setitem(globals(), "_declared", lambda: {"numpy", "joblib"})
+    with pytest.raises(AssertionError, match="frobnicate"):
+        test_every_imported_third_party_package_is_declared()
+    with pytest.raises(AssertionError, match=r"numpy\._core\.multiarray"):
+        test_no_private_attributes_of_other_libraries_outside_adapters()
+    with pytest.raises(AssertionError, match=r"bad\.py:3: sklearn\.tree\._tree"):
+        test_private_apis_of_other_libraries_only_in_adapters()
 
 
 def test_adapters_have_upper_version_bounds():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     bounds = {spec.split(">")[0].split("<")[0].strip(): spec
               for spec in project["dependencies"]}
-    for dist in ("scikit-learn", "nutpie", "joblib"):
+    for dist in ("scikit-learn", "nutpie", "numba"):
         assert "<" in bounds[dist], bounds[dist]
 
 

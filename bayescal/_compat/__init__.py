@@ -8,7 +8,7 @@ imports these adapters, never the private names (``tests/test_compat.py``
 checks it).
 
 - :mod:`bayescal._compat.sklearn`: the random forest's Cython tree builders.
-- :mod:`bayescal._compat.loky`: loky's memory-leak guard.
+- :mod:`bayescal._compat.numba`: the start of numba's CPU target (a worker's warm-up).
 
 nutpie's callback model is wrapped by :mod:`bayescal.inference.nutpie_c`, the
 one module that uses it, on the same terms.

@@ -185,9 +185,9 @@ def _exit_interrupted(code: int) -> None:
     task's native code, which stops only after the task; the interpreter's
     shutdown would then tear down modules under it, which can crash the
     process (seen as a SIGSEGV after Ctrl-C). So, with that thread still
-    busy after a short wait, the process runs its multiprocessing finalizers
-    (loky's semaphores are released, not reported as leaked), flushes its
-    output and ends at once with ``os._exit``; otherwise it exits normally.
+    busy after a short wait, the process flushes its output and ends at once
+    with ``os._exit`` (the killed workers hold nothing to release); otherwise
+    it exits normally.
     """
     import os
     import threading
@@ -197,10 +197,6 @@ def _exit_interrupted(code: int) -> None:
         thread.join(timeout=0.5)
     if not any(t.is_alive() for t in busy):
         return
-    with contextlib.suppress(Exception):  # stdlib internals; without them a warning only
-        from multiprocessing import util
-
-        util._run_finalizers(0)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

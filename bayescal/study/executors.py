@@ -7,10 +7,11 @@ every executor takes the largest task first:
 
 * :func:`sequential` — in the calling process (``n_jobs=1``);
 * :func:`local_processes` — the calling process (on a thread) and ``n - 1``
-  warm worker processes (:mod:`bayescal.study.workers`), started once per
-  run, one BLAS thread each; tasks are handed out one at a time, the largest
-  left first, to whichever is free, and a model that compiles on its first
-  fit stays on the processes that have compiled it;
+  warm worker processes (:mod:`bayescal.study.workers`: one process and one
+  pipe each, standard library only), started once per run, one BLAS thread
+  each; tasks are handed out one at a time, the largest left first, to
+  whichever is free, and a model that compiles on its first fit stays on the
+  processes that have compiled it;
 * :func:`dask` — an existing scheduler's address, or ``"local"`` to start a
   :class:`dask.distributed.LocalCluster` listening on 127.0.0.1 only (tasks
   submitted with priorities, the largest first). The
@@ -185,14 +186,14 @@ def _result(spec: Any, item: QueuedTask, future: Any) -> list[CellResult]:
 def _parallel(spec: Any, queue: TaskQueue, datasets: list[PreparedData],
               processes: list[Any], local: list[_LocalWorker]) -> Iterator[list[CellResult]]:
     """Run the queue on this process's thread and ``processes``; yield each task's cells."""
-    from bayescal.study.workers import payload_file
+    import pickle
 
-    with payload_file(spec, datasets) as payload:
-        yield from _run_queue(spec, queue, datasets, processes, local, payload)
+    payload = pickle.dumps((spec, datasets), protocol=pickle.HIGHEST_PROTOCOL)  # once for all
+    yield from _run_queue(spec, queue, datasets, processes, local, payload)
 
 
 def _run_queue(spec: Any, queue: TaskQueue, datasets: list[PreparedData],
-               processes: list[Any], local: list[_LocalWorker], payload: str
+               processes: list[Any], local: list[_LocalWorker], payload: bytes
                ) -> Iterator[list[CellResult]]:
     from queue import SimpleQueue
 
@@ -207,7 +208,7 @@ def _run_queue(spec: Any, queue: TaskQueue, datasets: list[PreparedData],
             if item is None:
                 continue
             idle.remove(proc)
-            future = proc.submit(item.task, item.train, item.test, payload)
+            future = proc.submit(item.task, item.train, item.test)
             running[future] = (proc, item)
             future.add_done_callback(lambda f: events.put(("pool", f, None)))
         cond.notify_all()
@@ -215,6 +216,8 @@ def _run_queue(spec: Any, queue: TaskQueue, datasets: list[PreparedData],
     here = _LocalWorker(spec, queue, datasets, cond, events)
     local.append(here)
     here.start()  # takes the largest task while the processes finish starting
+    for proc in processes:  # each keeps the spec and data; read at once, beside its warm-up
+        proc.load(payload)
     with cond:
         hand_out()
     local_running = True
@@ -254,16 +257,17 @@ def local_processes(n_jobs: int | None) -> Iterator[Executor]:
     :class:`~bayescal.study.workers.WorkerProcess` processes do too. With
     ``n_jobs`` given they are started (or adopted from
     :func:`bayescal.study.workers.prestarted`) when the context is entered,
-    so that their imports overlap the data preparation; each reads the spec
-    and the prepared datasets from a private file with its first task
-    (:func:`bayescal.study.workers.payload_file`), and then each task
+    so that their imports overlap the data preparation; the spec and the
+    prepared datasets are pickled once and sent to each through its pipe
+    (:meth:`~bayescal.study.workers.WorkerProcess.load`), and then each task
     travels as its fold's row indices only. Workers start with one
     BLAS/OpenMP thread (the calling process limits its own for the run) and
-    keep their imports and compiled models between tasks. Tasks are handed
-    out one at a time, when a worker is free (none waits in a busy worker's
-    pipe), by :meth:`~bayescal.study.schedule.TaskQueue.take`: the largest
-    left, re-priced by the measured seconds of finished tasks, and a model
-    that compiles on its first fit kept on the workers that have compiled it.
+    keep their imports and compiled models between tasks; none is ever
+    replaced. Tasks are handed out one at a time, when a worker is free (none
+    waits in a busy worker's pipe), by
+    :meth:`~bayescal.study.schedule.TaskQueue.take`: the largest left,
+    re-priced by the measured seconds of finished tasks, and a model that
+    compiles on its first fit kept on the workers that have compiled it.
     A cell computed in this process measures its ``cell_cpu_seconds`` with
     the process's clock, so it also counts what the calling thread spends
     writing other cells meanwhile (a few per cent). At the end the processes

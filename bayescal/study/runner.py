@@ -2,7 +2,7 @@
 
 :func:`run` prepares the datasets and splits in the calling process, sends
 tasks — (dataset, classifier, repeat, fold) with the scenarios still missing —
-to an executor (:mod:`bayescal.study.executors`: this process, local loky
+to an executor (:mod:`bayescal.study.executors`: this process, local worker
 processes or Dask), and writes every cell the moment its task returns
 (:mod:`bayescal.cube.store`), holding the store's writer lock
 (:mod:`bayescal.cube.lock`) throughout.

@@ -1,17 +1,24 @@
 """Warm worker processes of a local parallel study, startable before anything is imported.
 
-A :class:`WorkerProcess` is one process (a loky executor of one worker) that
-keeps its imports, the study's spec and data, and every model it has compiled
-between tasks. One process per executor lets the scheduler know which process
-runs which task, so that a model compiled in one process gets its later tasks
-there (:meth:`bayescal.study.schedule.TaskQueue.take`).
+A :class:`WorkerProcess` is one process and one pipe to it, on the standard
+library's public API alone (:mod:`multiprocessing` with the ``spawn`` start
+method, a :func:`~multiprocessing.Pipe`). The process runs one call at a time
+and keeps its imports, the study's spec and data, and every model it has
+compiled between tasks. One process per object lets the scheduler know which
+process runs which task, so that a model compiled in one process gets its
+later tasks there (:meth:`bayescal.study.schedule.TaskQueue.take`); and
+nothing ever replaces a process behind the scheduler's back (a pool that
+restarts a worker grown by its compiled models would make it pay every
+compilation again).
 
 A process starts importing what every task needs (scikit-learn, bayescal's
-calibrators and runner) as soon as it is created; the spec and the prepared
-datasets reach it later, through a private temporary file it reads with its
-first task (:func:`payload_file`). So the command line can start the
-processes first thing (:func:`prestarted`), and their imports run on the other
-cores while the calling process imports the runner and prepares the data.
+calibrators and runner) as soon as it is created, on a thread, while its main
+thread already reads the pipe. So the command line can start the processes
+first thing (:func:`prestarted`), and their imports run on the other cores
+while the calling process imports the runner and prepares the data; the spec
+and the prepared datasets reach each process once, through its pipe
+(:meth:`WorkerProcess.load`), and then each task travels as its fold's row
+indices only. Nothing is written to disk.
 
 This module imports only the standard library at load time, so that
 ``bayescal run -j N`` can start its workers before the heavy imports.
@@ -19,24 +26,13 @@ This module imports only the standard library at load time, so that
 Nothing outlives the run
 ------------------------
 A worker watches its parent (:func:`_watch_parent`): when the calling process
-is gone — killed with ``kill -9`` included, which no handler in it can see —
-the worker removes the run's payload file and exits within
-:data:`PARENT_POLL_SECONDS`; loky's and multiprocessing's resource trackers
-then see their pipes close and exit too. A payload file left by a run killed
-before any worker had read it is removed by the next run
-(:func:`payload_file`: its name carries the process id of its run).
-
-Why loky's memory-leak guard is switched off
---------------------------------------------
-loky replaces a worker whose resident memory has grown by more than 300 MB
-since its first task. A worker that has compiled PyMC models (nutpie, PyTensor)
-grows that much by design: it is warm, not leaking. Replaced, the new process
-paid every import and compilation again (seen as a second worker process, 8.8
-CPU-s of recompilation and the run's tail, in ``benchmarks/thesis_small.toml``
-with ``-j 2``). :func:`_init_process` therefore switches the guard off in its
-workers, through :func:`bayescal._compat.loky.disable_memory_leak_guard` (a
-private loky setting behind an adapter; should it fail, loky's default
-applies, which costs time, never results).
+is gone -- ``kill -9`` included, which no handler in it can see -- the worker
+exits within :data:`PARENT_POLL_SECONDS`, in the middle of a task or not
+(between tasks the closed pipe ends it at once); multiprocessing's resource
+tracker then sees its pipe close and exits too. Workers ignore SIGINT from
+their first instruction on: Ctrl-C reaches every process of the terminal's
+process group, and the calling process, which holds the store, decides (it
+kills its workers when interrupted).
 """
 
 from __future__ import annotations
@@ -45,13 +41,15 @@ import contextlib
 import os
 import pickle
 import signal
-import tempfile
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import BrokenExecutor, Future
 from typing import Any
 
-__all__ = ["SINGLE_THREAD_ENV", "WorkerProcess", "available_cores", "payload_file",
+__all__ = ["SINGLE_THREAD_ENV", "WorkerDied", "WorkerProcess", "available_cores",
            "prestarted", "processes_for", "start_processes"]
 
 #: Environment of local workers: every BLAS/OpenMP pool starts with one thread,
@@ -63,11 +61,13 @@ SINGLE_THREAD_ENV = {name: "1" for name in (
 #: Seconds between a worker's checks that its parent process still lives.
 PARENT_POLL_SECONDS = 0.5
 
-_PAYLOAD_PREFIX = "bayescal-study-"
-
 #: What a warm worker keeps between tasks: the spec and the prepared datasets
-#: (read with its first task), besides its imports and compiled models.
+#: (:func:`_load`), besides its imports and compiled models.
 _STATE: dict[str, Any] = {}
+
+
+class WorkerDied(BrokenExecutor):
+    """A worker process ended while a call was waiting for it (killed, out of memory)."""
 
 
 def available_cores() -> int:
@@ -78,24 +78,24 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+# --------------------------------------------------------------------------- #
+# In the worker process
+# --------------------------------------------------------------------------- #
+
+
 def _watch_parent(poll: float = PARENT_POLL_SECONDS) -> threading.Thread:
     """Start a daemon thread that ends this process when its parent is gone.
 
     The parent's death shows as a change of ``os.getppid()`` (the orphan is
     adopted by init or a subreaper); portable, unlike Linux's
     ``PR_SET_PDEATHSIG``, which fires when the parent *thread* that started the
-    process ends (loky starts workers from its manager thread too). Before
-    exiting, the thread removes the payload files of its parent's runs (read
-    yet or not: their names carry the parent's process id).
+    process ends.
     """
     parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(poll)
-        for path in _payloads_of(parent):
-            with contextlib.suppress(OSError):
-                path.unlink()
         os._exit(1)
 
     thread = threading.Thread(target=watch, name="bayescal-parent-watch", daemon=True)
@@ -103,23 +103,8 @@ def _watch_parent(poll: float = PARENT_POLL_SECONDS) -> threading.Thread:
     return thread
 
 
-def _init_process(pid_path: str | None = None) -> None:
-    """In each worker: die with the parent; its pid to ``pid_path``; one BLAS thread; no
-    replacement when warm."""
-    _watch_parent()
-    from threadpoolctl import threadpool_limits
-
-    from bayescal._compat.loky import disable_memory_leak_guard
-
-    if pid_path is not None:  # the parent's kill path reads it (no private attribute)
-        with open(pid_path, "w") as fh:
-            fh.write(str(os.getpid()))
-    threadpool_limits(limits=1)
-    disable_memory_leak_guard()
-
-
-def _warm_up() -> int:
-    """Import what every task needs, and start numba; return the process id.
+def _warm_up() -> None:
+    """Import what every task needs, and start numba.
 
     Besides the runner's imports (scikit-learn, bayescal's calibrators), numba
     and its CPU target are initialised here: a process's first numba kernel
@@ -127,135 +112,233 @@ def _warm_up() -> int:
     about 0.45 CPU-s for them inside its first task (measured: the quick-start's
     first forest task took 2.44 CPU-s, the same task again 1.78; with this
     warm-up 1.86 and 1.83). It runs while the calling process is still
-    importing and preparing the data. numba's target refresh is an internal
-    API: if it is missing, the first kernel pays as before.
+    importing and preparing the data. numba's target has no public start
+    (:func:`bayescal._compat.numba.start_cpu_target`): if that fails, the first
+    kernel pays as before.
     """
     import bayescal.study.cells  # noqa: F401  (scikit-learn, calibrators, the runner's cells)
+    from bayescal._compat.numba import start_cpu_target
     from bayescal._numba_cache import configure_numba_cache
 
     configure_numba_cache()  # before numba is imported (see bayescal._numba_cache)
-    with contextlib.suppress(Exception):
-        from numba.core.registry import cpu_target
-
-        cpu_target.target_context.refresh()
-    return os.getpid()
+    start_cpu_target()
 
 
-def _run(task: Any, train: Any, test: Any, payload: str) -> list[Any]:
-    """Run ``task`` in this worker on the spec and data pickled in the file ``payload``."""
+def _load(payload: bytes) -> None:
+    """Keep the run's spec and prepared datasets (pickled once by the calling process)."""
+    try:
+        _STATE["spec"], _STATE["datasets"] = pickle.loads(payload)
+    except BaseException as exc:  # told again with each task (:func:`_run`)
+        _STATE["load_error"] = f"{type(exc).__name__}: {exc}"
+        raise
+
+
+def _run(task: Any, train: Any, test: Any) -> list[Any]:
+    """Run ``task`` on the fold (``train``, ``test``) with the spec and data :func:`_load` kept."""
     from bayescal.study.cells import run_task
 
-    if _STATE.get("payload") != payload:  # the first task of this run in this process
-        with open(payload, "rb") as fh:
-            _STATE["spec"], _STATE["datasets"] = pickle.load(fh)
-        _STATE["payload"] = payload
+    if "spec" not in _STATE:
+        raise RuntimeError("a worker process could not read the study's spec and data: "
+                           f"{_STATE.get('load_error', 'none was sent')}")
     spec, datasets = _STATE["spec"], _STATE["datasets"]
     return run_task(spec, task, datasets[task.dataset], train, test, blas_threads=None)
 
 
-@contextlib.contextmanager
-def payload_file(spec: Any, datasets: Any) -> Iterator[str]:
-    """A private temporary file holding ``(spec, datasets)`` for the workers of one run.
+def _answer(message: bytes) -> bytes:
+    """Run the call pickled in ``message``; its pickled ``("ok", result)`` or ``("error", exc)``.
 
-    Each worker process reads it once, with its first task; a file rather
-    than the first task's arguments, so that a worker replaced by loky (a
-    crash) reads it again instead of failing. Removed when the context ends,
-    and by the workers when this process is killed (:func:`_watch_parent`);
-    files of earlier runs whose process is gone are removed first.
+    A call that cannot be unpickled here answers its error; an exception or
+    result that cannot be pickled (or rebuilt) is answered as a
+    ``RuntimeError`` with its text and traceback.
     """
-    _remove_orphaned_payloads()
-    fd, path = tempfile.mkstemp(prefix=f"{_PAYLOAD_PREFIX}{os.getpid()}-", suffix=".pickle")
+    name = "a call"
     try:
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump((spec, datasets), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        yield path
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-
-
-def _payloads_of(pid: int | None = None) -> list[Any]:
-    """Payload files in the temporary directory (of the run in process ``pid``)."""
-    from pathlib import Path
-
-    pattern = f"{_PAYLOAD_PREFIX}{'*' if pid is None else pid}-*.pickle"
-    return sorted(Path(tempfile.gettempdir()).glob(pattern))
-
-
-def _remove_orphaned_payloads() -> int:
-    """Remove payload files whose run's process no longer exists; return how many."""
-    removed = 0
-    for path in _payloads_of():
-        pid_text = path.name[len(_PAYLOAD_PREFIX):].split("-", 1)[0]
-        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
-            continue
-        with contextlib.suppress(OSError):
-            path.unlink()
-            removed += 1
-    return removed
-
-
-def _alive(pid: int) -> bool:
+        call, args = pickle.loads(message)
+        name = repr(getattr(call, "__name__", call))
+        answer: tuple[str, Any] = ("ok", call(*args))
+    except BaseException as exc:  # handed to the calling process, which raises it
+        answer = ("error", exc)
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, owned by someone else
-        return True
-    return True
+        data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.loads(data)  # an exception class that cannot be rebuilt there fails here
+        return data
+    except Exception as exc:
+        import traceback
+
+        value = answer[1]
+        text = "".join(traceback.format_exception(value)) if answer[0] == "error" else ""
+        problem = RuntimeError(f"a worker process could not send back the {answer[0]} "
+                               f"{type(value).__name__} of {name} "
+                               f"({type(exc).__name__}: {exc}).\n{text}")
+        return pickle.dumps(("error", problem), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _serve(conn: Any) -> None:
+    """A worker's life: answer the calls that come through ``conn`` until told to stop.
+
+    Its main thread reads each message as bytes as soon as it arrives (so the
+    calling process never waits to hand over the data), the warm-up runs on
+    another thread meanwhile, and a message is unpickled and run only once the
+    warm-up is done (two threads importing one package at once can deadlock).
+    An empty message or a closed pipe ends the process.
+    """
+    os.environ.update(SINGLE_THREAD_ENV)  # before the warm-up loads BLAS and OpenMP
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the calling process decides
+    if hasattr(signal, "pthread_sigmask"):  # blocked since its start (WorkerProcess)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    _watch_parent()
+    warm_up = threading.Thread(target=_warm_up, name="bayescal-warm-up", daemon=True)
+    warm_up.start()
+    limited = False
+    while True:
+        try:
+            message = conn.recv_bytes()
+        except (EOFError, OSError):  # the calling process is gone
+            break
+        if not message:
+            break
+        if not limited:
+            warm_up.join()
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(limits=1)  # what was loaded before the environment was set
+            limited = True
+        try:
+            conn.send_bytes(_answer(message))
+        except OSError:  # the calling process is gone
+            break
+    for stream in (sys.stdout, sys.stderr):  # nothing else to finalise: end at once
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
+
+
+# --------------------------------------------------------------------------- #
+# In the calling process
+# --------------------------------------------------------------------------- #
 
 
 class WorkerProcess:
     """One warm worker process for one study run.
 
-    Created, it starts its process and its imports at once. Its tasks name
-    the run's :func:`payload_file`, which it reads with the first. Call
-    :meth:`shutdown` when the run ends (``kill=True`` when it is interrupted).
+    Created, it starts its process, and the process its imports, at once.
+    :meth:`load` hands it the run's spec and data, :meth:`submit` a task;
+    calls run one after another, in order. Call :meth:`shutdown` when the
+    run ends (``kill=True`` when it is interrupted).
     """
 
     def __init__(self) -> None:
-        from joblib.externals.loky import ProcessPoolExecutor
+        import multiprocessing
 
-        fd, self._pid_path = tempfile.mkstemp(prefix="bayescal-worker-", suffix=".pid")
-        os.close(fd)
-        self._pool = ProcessPoolExecutor(max_workers=1, initializer=_init_process,
-                                         initargs=(self._pid_path,), env=SINGLE_THREAD_ENV)
-        self._pid = self._pool.submit(_warm_up)  # the process starts now
+        context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked locks
+        self._conn, child = context.Pipe(duplex=True)
+        self._process = context.Process(target=_serve, args=(child,), name="bayescal-worker")
+        # SIGINT blocked from the start (the mask survives exec) until _serve ignores it: a
+        # Ctrl-C while the new interpreter starts and imports neither kills it nor prints
+        # a traceback; here, one that arrives meanwhile waits the few milliseconds
+        masked = hasattr(signal, "pthread_sigmask")
+        if masked:
+            previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self._process.start()
+        finally:
+            if masked:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        child.close()
+        self._lock = threading.Lock()
+        self._pending: deque[Future[Any]] = deque()
+        self._ended = False
+        self._reader = threading.Thread(target=self._read, name="bayescal-worker-reader",
+                                        daemon=True)
+        self._reader.start()
 
-    def submit(self, task: Any, train: Any, test: Any, payload: str) -> Any:
-        """Run ``task`` on the fold (``train``, ``test``) there; return its future.
+    @property
+    def pid(self) -> int:
+        """The process id of the worker."""
+        assert self._process.pid is not None
+        return self._process.pid
 
-        ``payload``: the run's :func:`payload_file`.
+    def call(self, function: Callable[..., Any], *args: Any) -> Future[Any]:
+        """Run ``function(*args)`` in the worker after the calls before it; return its future.
+
+        ``function`` must be importable by name there (a module-level function).
+        The future's exception is the call's own, or :class:`WorkerDied` if the
+        process ends first.
         """
-        return self._pool.submit(_run, task, train, test, payload)
+        message = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
+        future: Future[Any] = Future()
+        future.set_running_or_notify_cancel()
+        with self._lock:
+            if self._ended:
+                future.set_exception(self._died())
+                return future
+            self._pending.append(future)
+            try:
+                self._conn.send_bytes(message)
+            except OSError:  # gone: the reader fails what is pending
+                pass
+        return future
+
+    def load(self, payload: bytes) -> Future[Any]:
+        """Hand the worker the run's ``pickle.dumps((spec, datasets))``, before its tasks."""
+        return self.call(_load, payload)
+
+    def submit(self, task: Any, train: Any, test: Any) -> Future[Any]:
+        """Run ``task`` on the fold (``train``, ``test``) there; return its future."""
+        return self.call(_run, task, train, test)
+
+    def _read(self) -> None:
+        """Resolve the pending futures in order as the answers come; fail them at the end."""
+        while True:
+            try:
+                status, value = pickle.loads(self._conn.recv_bytes())
+            except (EOFError, OSError):
+                break
+            except Exception as exc:  # an answer this process cannot unpickle
+                status, value = "error", RuntimeError(
+                    f"the answer of a worker process could not be read: "
+                    f"{type(exc).__name__}: {exc}")
+            with self._lock:
+                future = self._pending.popleft()
+            if status == "ok":
+                future.set_result(value)
+            else:
+                future.set_exception(value)
+        self._process.join(timeout=5.0)  # reap it; its exit code for the message
+        with self._lock:
+            self._ended = True
+            pending = list(self._pending)
+            self._pending.clear()
+        for future in pending:
+            future.set_exception(self._died())
+        self._conn.close()
+
+    def _died(self) -> WorkerDied:
+        code = self._process.exitcode
+        how = ("still running" if code is None
+               else f"killed by signal {signal.Signals(-code).name}" if code < 0
+               else f"exit status {code}")
+        return WorkerDied(f"worker process {self._process.pid} ended ({how})")
 
     def shutdown(self, kill: bool = False) -> None:
         """End the process without waiting for it (``kill``: at once, mid-task).
 
-        A kill signals the process itself and then shuts the executor down,
-        rather than through loky's ``kill_workers``, whose manager thread
-        can then fail with a ``KeyError`` on a task handed over but not yet
-        sent (seen 2 times in 20 in a loop of kills; 0 in 20 this way). The
-        process is known from the file its initializer writes first thing
-        (and from the warm-up's answer once it has come); if neither is
-        there yet, loky kills.
+        Without ``kill`` the process exits after the calls already handed to
+        it; with ``kill`` it is killed (SIGKILL) and pending calls fail with
+        :class:`WorkerDied`.
         """
-        pids = self._known_pids() if kill else set()
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
-        self._pool.shutdown(wait=False, kill_workers=kill and not pids)
-        with contextlib.suppress(OSError):
-            os.unlink(self._pid_path)
+        if kill:
+            with contextlib.suppress(OSError, ValueError):
+                self._process.kill()
+            return
+        with self._lock, contextlib.suppress(OSError):
+            if not self._ended:
+                self._conn.send_bytes(b"")
 
-    def _known_pids(self) -> set[int]:
-        """The worker's process id, from its pid file or its warm-up's answer."""
-        pids: set[int] = set()
-        with contextlib.suppress(OSError, ValueError), open(self._pid_path) as fh:
-            pids.add(int(fh.read()))
-        if self._pid.done() and not self._pid.cancelled() and not self._pid.exception():
-            pids.add(self._pid.result())
-        return pids
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait until the process has ended and its answers are read; True if it has."""
+        self._reader.join(timeout)
+        return not self._reader.is_alive()
 
 
 #: Processes started by :func:`prestarted`, waiting for a run to adopt them.

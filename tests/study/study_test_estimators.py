@@ -148,3 +148,15 @@ class ExitInWorkerNB(GaussianNB):
         if os.getpid() != self.main_pid:
             os._exit(3)
         return super().fit(X, y, sample_weight=sample_weight)
+
+
+class UnpicklableError(Exception):
+    """An exception that pickles but cannot be rebuilt (its ``__init__`` takes two arguments)."""
+
+    def __init__(self, a, b):
+        super().__init__(f"{a} {b}")
+
+
+def raise_unpicklable():
+    raise UnpicklableError("no", "way back")
+

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from bayescal.study import executors, parse_spec, run
+from bayescal.study import executors, parse_spec, run, workers
 
 from .test_runner import assert_same_cube
 from .test_schedule import SKEWED_SPEC
@@ -24,19 +24,18 @@ def test_calling_process_computes_beside_one_worker_process(tmp_path, monkeypatc
         return original(*args, **kwargs)
 
     monkeypatch.setattr(executors, "run_task", spy)  # seen in this process only
-    pools: list[int] = []
-    from joblib.externals import loky
+    started: list[workers.WorkerProcess] = []
+    real_process = workers.WorkerProcess
 
-    real_pool = loky.ProcessPoolExecutor
+    def counting_process():
+        started.append(real_process())
+        return started[-1]
 
-    def counting_pool(*args, **kwargs):
-        pools.append(kwargs["max_workers"])
-        return real_pool(*args, **kwargs)
-
-    monkeypatch.setattr(loky, "ProcessPoolExecutor", counting_pool)
+    monkeypatch.setattr(workers, "WorkerProcess", counting_process)
     two = run(spec, tmp_path / "two", n_jobs=2, progress=False)
     assert_same_cube(one, two)
-    assert pools == [1]  # -j 2: this process and one worker process
+    assert len(started) == 1  # -j 2: this process and one worker process
+    assert started[0].join(timeout=30)  # which exits when the run ends
     n_tasks = 12
     # the calling process took some tasks (on its thread), the worker process the one
     # handed to it at once and possibly more

@@ -293,7 +293,7 @@ def test_killed_run_with_damaged_cells_resumes_to_the_same_cube(tmp_path, test_e
 def test_same_cube_sequential_local_processes_and_dask(tiny_spec_path, tmp_path):
     spec = load_spec(tiny_spec_path)
     sequential = run(spec, tmp_path / "seq", n_jobs=1, progress=False)
-    processes = run(spec, tmp_path / "loky", n_jobs=2, progress=False)
+    processes = run(spec, tmp_path / "local", n_jobs=2, progress=False)
     on_dask = run(spec, tmp_path / "dask", scheduler="local", n_jobs=2, progress=False)
     assert_same_cube(sequential, processes)
     assert_same_cube(sequential, on_dask)

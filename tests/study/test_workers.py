@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pickle
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -70,8 +70,8 @@ kind = "raw"
 
 @pytest.mark.slow
 def test_a_worker_grown_by_its_models_is_kept_warm(tmp_path, test_estimators_on_path, recwarn):
-    # loky replaces a worker grown by 300 MB since its first task: a worker holding
-    # compiled models would pay every compilation again. Ours keeps its process.
+    # a pool that replaces a worker grown by 300 MB since its first task (loky does) would
+    # make a worker holding compiled models pay every compilation again. Ours keeps it.
     logs = tmp_path / "logs"
     logs.mkdir()
     spec = parse_spec(BALLAST_SPEC.replace("LOGS", str(logs)),
@@ -108,48 +108,87 @@ def test_a_worker_that_dies_is_reported_and_the_study_resumes(tmp_path,
     assert int(tree["metrics"]["failed"].sum()) == 0
 
 
-def test_payload_file_round_trip_and_removal():
-    with workers.payload_file({"spec": 1}, [2, 3]) as path:
-        assert os.stat(path).st_mode & 0o077 == 0  # private
-        with open(path, "rb") as fh:
-            assert pickle.load(fh) == ({"spec": 1}, [2, 3])
-    assert not os.path.exists(path)
-    with pytest.raises(RuntimeError, match="boom"), workers.payload_file(1, 2) as path:
-        raise RuntimeError("boom")
-    assert not os.path.exists(path)
+class _UnpicklableThere:
+    """Pickles here; unpickling imports a module that does not exist."""
+
+    def __reduce__(self):
+        import importlib
+
+        return importlib.import_module, ("not_a_module_of_this_test",)
+
+
+def test_a_worker_answers_in_order_and_passes_errors_back(test_estimators_on_path):
+    helpers = __import__(test_estimators_on_path)
+    proc = workers.WorkerProcess()
+    try:
+        futures = [proc.call(divmod, 7, k) for k in (2, 3, 0, 4)]
+        assert futures[0].result(timeout=120) == (3, 1)
+        assert futures[1].result(timeout=60) == (2, 1)
+        with pytest.raises(ZeroDivisionError):  # the call's own error, the worker lives on
+            futures[2].result(timeout=60)
+        assert futures[3].result(timeout=60) == (1, 3)
+        with pytest.raises(RuntimeError, match=r"could not send back the error "
+                                               r"UnpicklableError(.|\n)*no way back"):
+            proc.call(helpers.raise_unpicklable).result(timeout=60)
+        # a task before the spec and data: said plainly; a load that fails: its error
+        with pytest.raises(RuntimeError, match="could not read the study's spec and data: "
+                                               "none was sent"):
+            proc.submit(None, None, None).result(timeout=60)
+        with pytest.raises(pickle.UnpicklingError):
+            proc.load(b"not a pickle").result(timeout=60)
+        with pytest.raises(RuntimeError, match="could not read the study's spec and data: "
+                                               "UnpicklingError"):
+            proc.submit(None, None, None).result(timeout=60)
+        # a call the worker cannot unpickle: its error, and the worker lives on
+        with pytest.raises(ModuleNotFoundError, match="not_a_module_of_this_test"):
+            proc.call(divmod, _UnpicklableThere(), 1).result(timeout=60)
+        assert proc.call(os.getpid).result(timeout=60) == proc.pid != os.getpid()
+        for name in workers.SINGLE_THREAD_ENV:  # one BLAS/OpenMP thread from the start
+            assert proc.call(os.getenv, name).result(timeout=60) == "1"
+    finally:
+        proc.shutdown()
+    assert proc.join(timeout=60)  # it exits after its calls, with status 0
+    with pytest.raises(workers.WorkerDied, match=r"exit status 0"):
+        proc.call(divmod, 1, 1).result(timeout=10)
+
+
+def test_a_worker_ignores_ctrl_c_from_its_first_instruction(capfd):
+    # Ctrl-C reaches every process of the terminal's group, a worker still starting too
+    import signal
+
+    proc = workers.WorkerProcess()
+    try:
+        os.kill(proc.pid, signal.SIGINT)  # while its interpreter starts
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGINT)  # while it imports
+        assert proc.call(os.getpid).result(timeout=120) == proc.pid
+        os.kill(proc.pid, signal.SIGINT)  # between tasks
+        assert proc.call(divmod, 3, 2).result(timeout=60) == (1, 1)
+    finally:
+        proc.shutdown()
+    assert proc.join(timeout=60)
+    assert "KeyboardInterrupt" not in capfd.readouterr().err
 
 
 @pytest.mark.slow
 def test_a_killed_worker_ends_at_once_without_errors(monkeypatch):
     import threading
-    import time
 
     errors: list[str] = []
     monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(repr(args.exc_value)))
-    for rep in range(8):
+    for rep in range(4):
         proc = workers.WorkerProcess()
         if rep % 2:  # killed while it still imports (a run that fails at once), or later
-            pid = proc._pid.result(timeout=60)
-        for _ in range(3):  # one running, others handed over and waiting
-            proc._pool.submit(time.sleep, 30)
-        time.sleep(0.01 * rep)
-        for _ in range(600):  # the pid its initializer writes first thing
-            if pids := proc._known_pids():
-                break
-            time.sleep(0.05)
-        pid = next(iter(pids))
+            assert proc.call(os.getpid).result(timeout=120) == proc.pid
+        pending = [proc.call(time.sleep, 30) for _ in range(3)]  # one running, two waiting
+        time.sleep(0.05 * rep)
         proc.shutdown(kill=True)
-        for _ in range(100):  # gone within seconds, not after its 30 s task
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)
-        else:
-            raise AssertionError(f"worker {pid} still alive")
-    time.sleep(1.0)  # the executors' manager threads have ended
+        assert proc.join(timeout=10)  # gone within seconds, not after its 30 s task
+        for future in pending:
+            with pytest.raises(workers.WorkerDied, match="killed by signal SIGKILL"):
+                future.result(timeout=1)
+        with pytest.raises(ProcessLookupError):
+            os.kill(proc.pid, 0)
     assert errors == []
 
 
@@ -168,8 +207,10 @@ def test_prestarted_processes_are_adopted_or_killed():
         assert len(adopted) == 1 and len(workers._PRESTARTED) == 1
         left = workers._PRESTARTED[0]
     assert workers._PRESTARTED == []  # the one not adopted was killed
-    assert left._pool._flags.shutdown
+    assert left.join(timeout=30)
+    assert adopted[0].call(os.getpid).result(timeout=120) == adopted[0].pid
     adopted[0].shutdown(kill=True)
+    assert adopted[0].join(timeout=30)
 
 
 def test_cli_import_is_light():
