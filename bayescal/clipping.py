@@ -34,7 +34,7 @@ DEFAULT_CLIP = 1e-12
 
 def clip_constraint() -> list[Any]:
     """The ``_parameter_constraints`` entry of ``clip``: None or a float in (0, 0.5)."""
-    from sklearn.utils._param_validation import Interval
+    from bayescal._compat.param_validation import Interval
 
     return [Interval(Real, 0.0, 0.5, closed="neither"), None]
 

@@ -50,7 +50,7 @@ def input_constraint(*values: str) -> list[Any]:
     ValueError
         If a value is not in :data:`SCORE_INPUTS` (a programming error in a class).
     """
-    from sklearn.utils._param_validation import StrOptions
+    from bayescal._compat.param_validation import StrOptions
 
     unknown = [v for v in values if v not in SCORE_INPUTS]
     if not values or unknown:

@@ -23,9 +23,9 @@ PACKAGE = ROOT / "bayescal"
 
 #: Bottom to top. Entries of one tuple are one level: they may not import each other.
 LAYERS: list[tuple[str, ...]] = [
-    ("_numba_cache", "threads", "_lazy", "contracts"),
-    ("kernels",),
-    ("_compat", "validation"),
+    ("_numba_cache", "threads", "_lazy", "_compat"),
+    ("kernels", "contracts"),
+    ("validation",),
     ("clipping",),
     ("inference",),
     ("datasets", "metrics"),

@@ -138,14 +138,14 @@ DISTRIBUTION = {"sklearn": "scikit-learn", "arviz_stats": "arviz-stats",
 ADAPTERS = {
     "bayescal/_compat/sklearn.py": "the adapter of scikit-learn's private API",
     "bayescal/_compat/numba.py": "the adapter of numba's CPU target",
+    "bayescal/_compat/param_validation.py": "the adapter of scikit-learn's constraint vocabulary",
     "bayescal/inference/nutpie_c.py": "the adapter of nutpie's callback model",
 }
 
-#: Private modules every estimator may import: scikit-learn's parameter-constraint
-#: vocabulary (Interval, StrOptions, ...), the ``_parameter_constraints`` mechanism of
-#: BaseEstimator that scikit-learn's developer guide describes; bounded above in
-#: pyproject.toml with scikit-learn.
-ALLOWED_PRIVATE_MODULES = {"sklearn.utils._param_validation"}
+#: Private modules any module may import outside the adapters: none. scikit-learn's
+#: parameter-constraint vocabulary (Interval, StrOptions, ...) reaches the
+#: estimators through ``bayescal._compat.param_validation``.
+ALLOWED_PRIVATE_MODULES: set[str] = set()
 
 
 def _imports(path: Path):
@@ -275,3 +275,123 @@ def test_warnings_raised_in_fit_point_at_the_callers_line():
     with pytest.warns(ConvergenceWarning) as record:
         DirichletCalibrator(max_iter=1).fit(q, y)
     assert {Path(w.filename).name for w in record} == {Path(__file__).name}
+
+
+# --------------------------------------------------------------------------- #
+# scikit-learn's parameter-constraint vocabulary: bayescal._compat.param_validation
+# --------------------------------------------------------------------------- #
+
+_PV_PATH = PACKAGE / "_compat" / "param_validation.py"
+
+
+def _fresh_param_validation(name: str):
+    """A fresh copy of the adapter module, imported under another name."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, _PV_PATH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_param_validation_uses_scikit_learn_on_this_version():
+    from sklearn.utils import _param_validation as private
+
+    from bayescal._compat import param_validation
+
+    assert param_validation.USING_SKLEARN
+    assert param_validation.Interval is private.Interval
+    assert param_validation.InvalidParameterError is private.InvalidParameterError
+
+
+@pytest.mark.parametrize("breakage", ["module gone", "validator accepts anything"])
+def test_param_validation_falls_back_on_any_failure(monkeypatch, breakage):
+    from numbers import Real
+
+    if breakage == "module gone":
+        monkeypatch.setitem(sys.modules, "sklearn.utils._param_validation", None)
+    else:
+        from sklearn.utils import _param_validation as private
+
+        monkeypatch.setattr(private, "validate_parameter_constraints", lambda *a, **k: None)
+    pv = _fresh_param_validation(f"pv_broken_{breakage.replace(' ', '_')}")
+    assert not pv.USING_SKLEARN
+    constraints = {"alpha": [pv.Interval(Real, 0, None, closed="neither")],
+                   "mode": [pv.StrOptions({"a", "b"}), None]}
+    pv.validate_parameter_constraints(constraints, {"alpha": 0.5, "mode": None}, "Est")
+    with pytest.raises(ValueError, match=r"'alpha' parameter of Est must be a float in the "
+                                         r"range \(0, inf\)\. Got 0 instead"):
+        pv.validate_parameter_constraints(constraints, {"alpha": 0, "mode": "a"}, "Est")
+    with pytest.raises(TypeError, match=r"'mode' parameter of Est must be a str among "
+                                        r"\{'a', 'b'\} or None"):
+        pv.validate_parameter_constraints(constraints, {"alpha": 1.0, "mode": "c"}, "Est")
+
+
+def _as_fallback(pv, constraint):
+    """scikit-learn's constraint object rebuilt with the fallback's classes."""
+    from sklearn.utils import _param_validation as private
+
+    if isinstance(constraint, private.Interval):
+        return pv.Interval(constraint.type, constraint.left, constraint.right,
+                           closed=constraint.closed)
+    if isinstance(constraint, private.StrOptions):
+        return pv.StrOptions(constraint.options)
+    if isinstance(constraint, private.HasMethods):
+        return pv.HasMethods(constraint.methods)
+    return constraint
+
+
+def test_param_validation_fallback_agrees_with_scikit_learn_on_every_estimator(monkeypatch):
+    """Every parameter of every public estimator: the fallback accepts and refuses
+    exactly the probe values scikit-learn's validator accepts and refuses."""
+    from sklearn.utils._param_validation import (
+        InvalidParameterError,
+        validate_parameter_constraints,
+    )
+
+    from bayescal._discovery import all_estimators
+
+    monkeypatch.setitem(sys.modules, "sklearn.utils._param_validation", None)
+    pv = _fresh_param_validation("pv_oracle")
+    monkeypatch.undo()
+    assert not pv.USING_SKLEARN
+    probes = [-1, 0, 1, 2, 10**6, -0.5, 0.0, 0.25, 0.5, 1.0, 2.5, float("inf"), float("nan"),
+              True, False, None, "auto", "bogus", "logit", "nuts", np.random.RandomState(0),
+              [1, 2], LogisticRegressionCV_like(), object()]
+    checked = 0
+    for name, cls in all_estimators():
+        constraints = getattr(cls, "_parameter_constraints", {})
+        for param, entries in constraints.items():
+            if entries == "no_validation":
+                continue
+            fallback = [_as_fallback(pv, c) for c in entries]
+            for value in probes:
+                try:
+                    validate_parameter_constraints({param: entries}, {param: value}, name)
+                    sk_ok = True
+                except InvalidParameterError:
+                    sk_ok = False
+                try:
+                    pv.validate_parameter_constraints({param: fallback}, {param: value}, name)
+                    fb_ok = True
+                except pv.InvalidParameterError:
+                    fb_ok = False
+                assert fb_ok == sk_ok, (name, param, value, sk_ok)
+                checked += 1
+    assert checked > 1000
+
+
+class LogisticRegressionCV_like:  # noqa: N801 - an object with fit/predict_proba
+    """An object with the methods a ``HasMethods`` constraint may ask for."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict_proba(self, X):
+        return X
+
+    def decision_function(self, X):
+        return X
+
+    def predict(self, X):
+        return X

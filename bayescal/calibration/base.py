@@ -30,6 +30,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import validate_params
 from bayescal.contracts import SCORE_INPUTS, accepted_inputs
 from bayescal.validation import (
     check_binary_scores,
@@ -77,7 +78,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _validate_scores(self, scores: Any) -> np.ndarray:
         kind = self._input_kind()
         if kind not in SCORE_INPUTS:  # a bad ``input`` set after fit
-            self._validate_params()
+            validate_params(self)
         try:
             return check_binary_scores(scores, "scores", input=kind, copy=self._copy_scores)
         except ValueError as exc:
@@ -111,7 +112,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         s = self._validate_scores(scores)
         t = check_targets(y, "y")
         check_consistent_length(scores=s, y=t)

@@ -7,8 +7,8 @@ from numbers import Integral
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from bayescal._compat.param_validation import Interval, StrOptions
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.clipping import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities

@@ -16,10 +16,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict, train_test_split
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import HasMethods, Interval, StrOptions, validate_params
 from bayescal.calibration._fitting import fit_estimator
 from bayescal.calibration._scores import calibrator_for, classifier_scores, score_method
 from bayescal.calibration.base import BinaryCalibrator
@@ -180,7 +180,7 @@ class CalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     }
 
     def _check_parameters(self) -> None:
-        self._validate_params()
+        validate_params(self)
         if self.scenario == "internal":
             get_params = getattr(self.estimator, "get_params", None)
             params = get_params(deep=False) if get_params is not None else {}

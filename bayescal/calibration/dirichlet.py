@@ -40,9 +40,9 @@ from scipy.optimize import minimize
 from scipy.special import log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import Interval, StrOptions, validate_params
 from bayescal.clipping import DEFAULT_CLIP, clip_constraint, clip_probabilities
 from bayescal.contracts import input_constraint
 from bayescal.threads import limit_blas_threads
@@ -394,7 +394,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         log_q, n_clipped = self._log_probabilities(scores)
         n, k = log_q.shape
         labels = check_labels(y, "y", n_classes=k)

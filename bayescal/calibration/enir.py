@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 from scipy.special import xlogy
-from sklearn.utils._param_validation import StrOptions
 
+from bayescal._compat.param_validation import StrOptions
 from bayescal._kernels.isotonic import pool_tied_scores
 from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator

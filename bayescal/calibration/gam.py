@@ -10,8 +10,8 @@ from scipy.interpolate import BSpline
 from scipy.optimize import minimize_scalar
 from scipy.special import xlogy
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from bayescal._compat.param_validation import Interval, StrOptions
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.platt import _ScoreFeatureCalibrator, platt_targets
 from bayescal.clipping import DEFAULT_CLIP, bounded_expit

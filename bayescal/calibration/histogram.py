@@ -7,8 +7,8 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from bayescal._compat.param_validation import Interval, StrOptions, validate_params
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.contracts import input_constraint
 from bayescal.metrics.binning import BINNING_STRATEGIES, assign_bins_compact, bin_edges
@@ -256,7 +256,7 @@ class HistogramBinningCalibrator(BinaryCalibrator):
             and y.dtype in (np.float64, np.int64)
         ):
             return False
-        self._validate_params()
+        validate_params(self)
         if self.strategy != "uniform" or self._input_kind() != "score":
             return False
         s = self._validate_scores(scores)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions
 
+from bayescal._compat.param_validation import StrOptions
 from bayescal._kernels.isotonic import pooled_isotonic_fit
 from bayescal.calibration._interp import interp, interp_proba
 from bayescal.calibration.base import BinaryCalibrator

@@ -6,8 +6,8 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from bayescal._compat.param_validation import Interval, StrOptions
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.clipping import DEFAULT_CLIP, bounded_expit, clip_constraint, clip_probabilities

@@ -28,9 +28,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import HasMethods, StrOptions, validate_params
 from bayescal.calibration.coupling import pairwise_coupling
 from bayescal.validation import (
     check_consistent_length,
@@ -198,7 +198,7 @@ class _BinaryReduction(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         if isinstance(n_outputs, bool) or not isinstance(n_outputs, int | np.integer):
             raise TypeError(f"`n_outputs` must be an integer; got {n_outputs!r}.")
         keys = self._problem_keys(int(n_outputs))

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import Interval, validate_params
 from bayescal.clipping import DEFAULT_CLIP, clip_constraint, clip_probabilities
 from bayescal.contracts import input_constraint
 from bayescal.validation import (
@@ -218,7 +218,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
 
     def _logits(self, scores: Any, n_classes: int | None = None, fit: bool = False) -> np.ndarray:
         if self.input not in TEMPERATURE_INPUTS:
-            self._validate_params()
+            validate_params(self)
         if self.input == "decision":
             if np.ndim(scores) == 1:  # binary decision values d: logits (-d, d), as scikit-learn
                 d = check_array_1d(scores, "scores")
@@ -267,7 +267,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         z = self._logits(scores, fit=True)
         n, k = z.shape
         labels = check_labels(y, "y", n_classes=k)

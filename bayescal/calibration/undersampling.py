@@ -6,8 +6,8 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
+from bayescal._compat.param_validation import Interval, validate_params
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.validation import check_consistent_length, check_targets
 
@@ -110,7 +110,7 @@ class UndersamplingCorrection(BinaryCalibrator):
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         s = self._validate_scores(scores)
         self.pi0_ = float(self.pi0)
         if y is not None:

@@ -38,9 +38,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import StratifiedKFold, train_test_split
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import HasMethods, Interval, StrOptions, validate_params
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.contracts import input_constraint
 from bayescal.validation import check_classification_data, check_features
@@ -301,7 +301,7 @@ class VennAbersCalibrator(BinaryCalibrator):
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         return super().fit(scores, y, sample_weight)
 
     def _fit(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
@@ -476,7 +476,7 @@ class VennAbersClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         X_, classes, codes = check_classification_data(self, X, y, min_samples=2)
         y_arr = np.asarray(y)
         if classes.size > 2:

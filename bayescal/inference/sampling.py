@@ -121,8 +121,8 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
+from bayescal._compat.param_validation import Interval, StrOptions, validate_parameter_constraints
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import check_choice, check_positive_int
 

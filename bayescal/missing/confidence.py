@@ -16,9 +16,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.svm import SVR
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import HasMethods, Interval, validate_params
 from bayescal.missing.imputation import MultipleImputationClassifier
 from bayescal.missing.rubin import total_uncertainty
 from bayescal.validation import check_classification_data, check_features
@@ -140,7 +140,7 @@ class ConfidenceMap(BaseEstimator):
 
     def fit(self, X: Any, y: Any) -> ConfidenceMap:
         """Collect (uncertainty, correct) pairs by MCCV and fit the regression."""
-        self._validate_params()
+        validate_params(self)
         X, _, codes = check_classification_data(
             self, X, y, allow_nan=True, min_samples=2 * self.group_size
         )

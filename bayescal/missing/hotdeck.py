@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import validate_params
 from bayescal.validation import check_matrix
 
 __all__ = ["HotDeckImputer"]
@@ -73,7 +74,7 @@ class HotDeckImputer(TransformerMixin, BaseEstimator):
         ValueError
             If a column has no observed value (nothing to draw from).
         """
-        self._validate_params()
+        validate_params(self)
         X = check_matrix(X, "X", allow_nan=True)
         empty = np.isnan(X).all(axis=0)
         if empty.any():

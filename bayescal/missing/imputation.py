@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import HasMethods, Interval, StrOptions, validate_params
 from bayescal.missing.rubin import total_uncertainty
 from bayescal.validation import check_classification_data, check_features
 
@@ -226,7 +226,7 @@ class MultipleImputationClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         X, classes, codes = check_classification_data(self, X, y, allow_nan=True)
         all_missing = np.isnan(X).all(axis=0)
         if all_missing.any():

@@ -57,9 +57,9 @@ from typing import Any
 
 import numpy as np
 from scipy.special import expit, logit
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import Interval
 from bayescal.calibration._logistic import fit_logistic, intercept_design
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.calibration.undersampling import undersampling_correction  # noqa: F401

@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import Interval, StrOptions, validate_params
 from bayescal.calibration.dirichlet import DIRICHLET_INPUTS, dirichlet_log_probabilities
 from bayescal.clipping import DEFAULT_CLIP, bounded_softmax, clip_constraint
 from bayescal.contracts import input_constraint
@@ -222,7 +222,7 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         log_q, n_clipped = dirichlet_log_probabilities(
             scores, self.input, self.clip, owner=type(self).__name__
         )

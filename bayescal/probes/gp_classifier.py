@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 from scipy.special import expit, ndtr, ndtri
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import Interval, StrOptions, validate_params
 from bayescal.inference.posterior import (
     PosteriorDiagnosticsWarning,
     PosteriorPredictiveMixin,
@@ -407,7 +407,7 @@ class BayesianGPClassifier(PosteriorPredictiveMixin, ClassifierMixin, BaseEstima
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         self._check_param_combinations()
         Xv, self.classes_, codes = check_classification_data(self, X, y, min_samples=2)
         self.x_mean_ = Xv.mean(axis=0)

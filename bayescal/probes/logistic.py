@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import StrOptions, validate_params
 from bayescal.clipping import bounded_expit, bounded_softmax
 from bayescal.inference.posterior import (
     POINT_ESTIMATES,
@@ -421,7 +421,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         hyper, settings = student_t_prior_hyper(self), sampler_settings(self)
         X, self.classes_, codes = check_classification_data(self, X, y)
         n_classes = self.classes_.size

@@ -67,9 +67,9 @@ from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import Interval, StrOptions, validate_params
 from bayescal.validation import check_classification_data
 
 __all__ = [
@@ -338,7 +338,7 @@ class BoundaryUncertaintyEstimator(BaseEstimator):
 
     def fit(self, X: Any, y: Any) -> BoundaryUncertaintyEstimator:
         """Compute clusters, the perturbed set and the true-pair estimate."""
-        self._validate_params()
+        validate_params(self)
         X, self.classes_, codes = check_classification_data(
             self, X, y, min_samples=self.n_neighbors
         )

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from bayescal._compat.param_validation import Interval, StrOptions, validate_params
 from bayescal.inference.posterior import record_diagnostics, stack_draws
 from bayescal.inference.sampling import (
     INFERENCES,
@@ -332,7 +332,7 @@ class HierarchicalComparison(BaseEstimator):
         """
         from scipy import stats
 
-        self._validate_params()
+        validate_params(self)
         d = _paired_differences(a, b, 2, "one row of fold scores per dataset")
         q, n = d.shape
         if q < 2:

@@ -6,8 +6,8 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from bayescal._compat.param_validation import Interval, StrOptions
 from bayescal.probes.binning.cells import ScoreCells, _beta_posterior, _cumulative_counts
 from bayescal.probes.binning.estimator import (
     BINNING_CONSTRAINTS,

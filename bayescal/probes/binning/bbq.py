@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.utils._param_validation import Interval
 
+from bayescal._compat.param_validation import Interval
 from bayescal.probes.binning.cells import ScoreCells, _beta_posterior, _cumulative_counts
 from bayescal.probes.binning.estimator import BINNING_CONSTRAINTS, _BayesianBinning
 from bayescal.probes.binning.posterior import BinningPosterior

@@ -7,8 +7,8 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
+from bayescal._compat.param_validation import Interval
 from bayescal.calibration.base import BinaryCalibrator
 from bayescal.contracts import accepted_inputs, input_constraint
 from bayescal.inference.posterior import PosteriorPredictiveMixin, record_diagnostics
