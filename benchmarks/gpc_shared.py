@@ -153,6 +153,23 @@ def summarise(rows: list[dict]) -> None:
               f"{np.mean(dl):>+9.4f} {max(db):>+12.4f}")
 
 
+def summarise_by_data(rows: list[dict]) -> None:
+    """Per (n, data set): mean held-out Brier and median CPU seconds of each variant."""
+    variants = sorted({(r["library"], r["variant"]) for r in rows})
+    names = [f"{lib[:2]}:{var}" for lib, var in variants]
+    print(f"\n{'n':>5} {'data':<32} " + " ".join(f"{v:>19}" for v in names)
+          + "   (Brier / CPU-s)")
+    for n in sorted({r["n"] for r in rows}):
+        for data in dict.fromkeys(r["data"] for r in rows if r["n"] == n):
+            cells = []
+            for lib, var in variants:
+                sel = [r for r in rows if (r["n"], r["data"], r["library"], r["variant"])
+                       == (n, data, lib, var)]
+                cells.append(f"{np.mean([r['brier'] for r in sel]):.4f} / "
+                             f"{np.median([r['cpu'] for r in sel]):5.2f}" if sel else "-")
+            print(f"{n:>5} {data:<32} " + " ".join(f"{c:>19}" for c in cells))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n = 500, one split")
@@ -162,10 +179,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--variants", nargs="*",
                         help="run only these, as library:variant (e.g. 'bayescal:ard=False r=0')")
     parser.add_argument("--out", type=Path, help="also write the fits as JSON lines here")
-    parser.add_argument("--summary-of", type=Path, help="only summarise a JSON-lines file")
+    parser.add_argument("--summary-of", type=Path,
+                        help="only summarise a JSON-lines file (or several, concatenated)")
     args = parser.parse_args(argv)
     if args.summary_of:
-        summarise([json.loads(line) for line in args.summary_of.read_text().splitlines()])
+        rows = [json.loads(line) for line in args.summary_of.read_text().splitlines()]
+        summarise(rows)
+        summarise_by_data(rows)
         return
     sizes = args.sizes or ([500] if args.quick else [500, 2000])
     splits = 1 if args.quick else args.splits
@@ -173,6 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     with limit_blas_threads(1):
         rows = run(sizes, splits, args.data, args.out, args.variants)
     summarise(rows)
+    summarise_by_data(rows)
 
 
 if __name__ == "__main__":

@@ -335,14 +335,19 @@ def ard_penalty(n_inputs: int) -> float:
     Notes
     -----
     Measured on the shared data sets (``benchmarks/gpc_shared.py``, n = 500,
-    three splits, held-out Brier score of ARD minus shared): ARD paid on
-    mammographic mass (-0.001 to -0.010), mushroom (-0.003 to -0.005) and
-    contraceptive method choice (-0.013 to -0.015), where its evidence gain
-    was 4-26 nats against a Schwarz (1978) BIC penalty ``(D - 1) log(n) / 2``
-    of 12-65 nats: BIC, the criterion of bayescal up to 0.x, dropped ARD on
-    all of them. On banknote, blood transfusion, breast cancer, German credit
-    and titanic, where ARD did not pay (+0.000 to +0.004), the evidence gain
-    stayed below ``D - 1`` but on a few banknote splits (+0.0002).
+    three random splits of twelve two- and three-class sets, held-out Brier
+    score of forced ARD minus the shared length-scale): ARD paid on
+    mammographic mass (-0.001 to -0.010), mushroom (-0.003 to -0.005),
+    contraceptive method choice (-0.013 to -0.015) and cardiotocography
+    (-0.009 to -0.014), and did not on banknote, blood transfusion, breast
+    cancer (original), German credit, titanic and waveform (-0.001 to +0.011).
+    Schwarz's (1978) BIC penalty ``(D - 1) log(n) / 2``, bayescal's rule before,
+    kept ARD in none of the 36 fits; this rule keeps it on every split of
+    mammographic mass and mushroom, on one or two of the three latents of
+    contraceptive method choice, and on one banknote split (+0.0003), misses
+    cardiotocography (a gain of 7-16 nats per latent against 20), and is never
+    worse than the shared length-scale by more than 0.0002 on a split: mean
+    Brier 0.1427 against 0.1445.
     """
     return float(n_inputs - 1)
 
