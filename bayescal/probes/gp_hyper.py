@@ -150,8 +150,11 @@ def fit_with_restarts(
     The starting points are the data-driven length-scale
     (:func:`initial_lengthscale`) times ``START_GRID`` at unit amplitude (plus
     ``theta0`` when given, tried first). Each is screened by one EP run
-    (no optimisation); L-BFGS then starts from the ``1 + n_restarts`` best and
-    the fit with the highest log posterior is kept.
+    (no optimisation), from the middle of the grid outwards, each run
+    warm-started from the converged sites of its screened neighbour; L-BFGS
+    then starts from the ``1 + n_restarts`` best (its first EP run from the
+    screened sites) and the fit with the highest log posterior is kept.
+    Warm starts change the number of sweeps, not the EP fixed point.
 
     Parameters
     ----------
