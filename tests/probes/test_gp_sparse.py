@@ -127,7 +127,7 @@ def test_auto_restarts_are_fewer_for_sparse(monkeypatch):
 
 def test_sparse_defaults_stay_close_to_exact_ep():
     # the default sparse fit (no restart, m = 60 < n inducing inputs) predicts within
-    # a few hundredths of the default exact-EP fit (one restart) at small n
+    # a few hundredths of the default exact-EP fit (restarts by the screened modes) at small n
     rng = np.random.default_rng(8)
     X = rng.normal(size=(300, 2))
     p_true = 1.0 / (1.0 + np.exp(-(2.0 * np.sin(1.5 * X[:, 0]) + X[:, 1])))
