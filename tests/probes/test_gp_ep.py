@@ -326,3 +326,37 @@ def test_first_optimiser_trial_stays_near_the_start(monkeypatch):
     steps = [np.max(np.abs(t[[0, -1]] - theta0)) for t in seen]
     assert steps[0] == 0.0 and steps[1] < 1.0
     assert fit.n_evaluations == len(seen)  # the final point reused its evaluation
+
+
+def test_fit_warm_started_from_screened_sites_matches_a_cold_fit():
+    # the EP fixed point does not depend on the starting sites, so a fit whose first EP
+    # run starts from converged sites at theta0 reaches the cold fit's optimum, and its
+    # first evaluation needs one sweep instead of a cold run's many
+    X, y = _problem(n=80, seed=12)
+    theta0 = np.array([0.2, 0.1])
+    screened = fit_ep_hyperparameters(X, y, theta0, prior=HyperPrior(), ard=False,
+                                      optimize=False, tol=1e-8)
+    cold = fit_ep_hyperparameters(X, y, theta0, prior=HyperPrior(), ard=False, tol=1e-8)
+    sites = (screened.result.tau, screened.result.nu)
+    warm_once = fit_ep_hyperparameters(X, y, theta0, prior=HyperPrior(), ard=False,
+                                       optimize=False, tol=1e-8, init=sites)
+    warm = fit_ep_hyperparameters(X, y, theta0, prior=HyperPrior(), ard=False, tol=1e-8,
+                                  init=sites)
+    assert warm_once.result.n_sweeps == 1 < screened.result.n_sweeps
+    assert warm_once.log_posterior == pytest.approx(screened.log_posterior, abs=1e-9)
+    np.testing.assert_allclose(warm.theta, cold.theta, atol=2e-3)
+    assert warm.log_posterior == pytest.approx(cold.log_posterior, abs=1e-5)
+
+
+def test_log_posterior_tolerance_stops_lbfgs_earlier_near_the_same_optimum():
+    X, y = _problem(n=80, seed=13)
+    theta0 = np.array([0.8, -0.5])
+    fits = {tol: fit_ep_hyperparameters(X, y, theta0, prior=HyperPrior(), ard=False, tol=1e-8,
+                                        log_posterior_tol=tol) for tol in (1e-9, 1e-4, 1e-2)}
+    tight = fits[1e-9]
+    assert fits[1e-2].n_evaluations < tight.n_evaluations
+    # the rule bounds the gain of the last L-BFGS step, so the stop lies within a few
+    # tolerances of the optimum (never above it)
+    for tol, fit in fits.items():
+        assert tight.log_posterior - 5 * max(tol, 1e-9) <= fit.log_posterior
+        assert fit.log_posterior <= tight.log_posterior + 1e-9

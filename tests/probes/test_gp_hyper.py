@@ -10,6 +10,7 @@ from bayescal.probes.gp_ep import HyperPrior, rbf_kernel, run_ep
 from bayescal.probes.gp_hyper import (
     ARD_MAX_RATIO,
     COLLAPSE_LOGIT_SPREAD,
+    ard_penalty,
     collapse_failures,
     constant_model_log_likelihood,
     constant_model_loo_log_likelihood,
@@ -17,6 +18,7 @@ from bayescal.probes.gp_hyper import (
     fit_with_restarts,
     initial_lengthscale,
     loo_probabilities,
+    screened_modes,
     select_kernel,
 )
 
@@ -129,3 +131,97 @@ def test_ard_is_kept_when_one_input_matters_and_dropped_on_wide_data():
     wide = select_kernel(Xw, yw, prior=dimension_scaled_prior(HyperPrior(), 10), ard="auto",
                          n_restarts=0)
     assert not wide.ard and "not tried" in wide.notes[0] and np.isnan(wide.log_ml_ard)
+
+
+def test_screened_modes_are_the_local_maxima_best_first():
+    assert screened_modes([-5.0, -3.0, -2.0, -4.0, -6.0]) == [2]  # one hill
+    assert screened_modes([-5.0, -3.0, -4.0, -2.0, -6.0]) == [3, 1]  # two hills, best first
+    assert screened_modes([-1.0, -2.0, -3.0, -2.5, -0.5]) == [4, 0]  # maxima at both ends
+    assert screened_modes([-1.0, -1.0, -1.0]) == [0]  # flat: the first best point
+    assert screened_modes([]) == []
+
+
+def test_auto_restarts_optimise_once_per_screened_mode(monkeypatch):
+    import bayescal.probes.gp_hyper as gh
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 3))
+    y = np.where(np.sin(2 * X[:, 0]) + 0.3 * rng.normal(size=60) > 0, 1.0, -1.0)
+    prior = dimension_scaled_prior(HyperPrior(), 3)
+    calls = []
+    real_fit = gh.fit_ep_hyperparameters
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("optimize", True))
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(gh, "fit_ep_hyperparameters", spy)
+    modes = []
+    real_modes = gh.screened_modes
+    monkeypatch.setattr(gh, "screened_modes", lambda v: modes.append(real_modes(v)) or modes[-1])
+    single, _ = fit_with_restarts(X, y, prior=prior, ard=False, n_restarts=0)
+    n_single = calls.count(True)
+    calls.clear()
+    auto, _ = fit_with_restarts(X, y, prior=prior, ard=False, n_restarts="auto")
+    assert calls.count(False) == 5  # the screened grid
+    assert calls.count(True) == len(modes[-1])  # one L-BFGS run per mode of the profile
+    assert n_single == 1 and auto.log_posterior >= single.log_posterior - 1e-8
+    # two modes -> two L-BFGS runs, the better optimum kept
+    calls.clear()
+    monkeypatch.setattr(gh, "screened_modes", lambda v: [int(np.argmax(v)), int(np.argmin(v))])
+    two, _ = fit_with_restarts(X, y, prior=prior, ard=False, n_restarts="auto")
+    assert calls.count(True) == 2 and two.log_posterior >= single.log_posterior - 1e-6
+
+
+def test_warm_started_screening_gives_the_cold_screened_values(monkeypatch):
+    # the screened log posteriors (which rank the starts) are those of cold EP runs
+    import bayescal.probes.gp_hyper as gh
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(80, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=80) > 0, 1.0, -1.0)
+    prior = dimension_scaled_prior(HyperPrior(), 2)
+    seen = []
+    real_fit = gh.fit_ep_hyperparameters
+
+    def spy(X_, y_, theta, **kwargs):
+        fit = real_fit(X_, y_, theta, **kwargs)
+        if kwargs.get("optimize") is False:
+            cold = real_fit(X_, y_, theta, **{**kwargs, "init": None})
+            seen.append((fit.log_posterior, cold.log_posterior, kwargs["init"] is not None,
+                         fit.result.n_sweeps, cold.result.n_sweeps))
+        return fit
+
+    monkeypatch.setattr(gh, "fit_ep_hyperparameters", spy)
+    fit_with_restarts(X, y, prior=prior, ard=False, n_restarts=0, tol=1e-8)
+    assert len(seen) == 5 and sum(s[2] for s in seen) == 4  # all but the first warm-started
+    for warm, cold, _, _, _ in seen:
+        assert warm == pytest.approx(cold, abs=1e-6)
+    assert sum(s[3] for s in seen) < sum(s[4] for s in seen)  # fewer sweeps in all
+
+
+def test_ard_kept_by_akaike_penalty_where_bic_would_drop_it_and_it_is_closer_to_truth():
+    # y depends strongly on x0, weakly and non-linearly on x1, not on x2: the EP evidence
+    # gain of ARD (3.2 nats) is above Akaike's D - 1 = 2 and below Schwarz's
+    # (D - 1) log(n) / 2 = 5.3, and ARD's probabilities are closer to the true ones
+    from scipy.special import ndtr
+
+    from bayescal.probes import BayesianGPClassifier
+
+    def sample(rng, n):
+        X = rng.normal(size=(n, 3))
+        f = 1.5 * X[:, 0] + 0.6 * np.sin(1.5 * X[:, 1])
+        return X, (f + 0.8 * rng.normal(size=n) > 0).astype(int), ndtr(f / 0.8)
+
+    X, y, _ = sample(np.random.default_rng(1), 200)
+    X_test, _, p_test = sample(np.random.default_rng(99), 2000)
+    fits = {ard: BayesianGPClassifier(ard=ard, random_state=0, draws=10, chains=1).fit(X, y)
+            for ard in ("auto", False)}
+    lz = fits["auto"].idata_["ep"]["log_marginal_likelihood"].item()
+    lz_shared = fits[False].idata_["ep"]["log_marginal_likelihood"].item()
+    assert ard_penalty(3) == 2.0
+    assert ard_penalty(3) < lz - lz_shared < 0.5 * 2 * np.log(200)
+    assert fits["auto"].ard_[0] and "AIC" in fits["auto"].diagnostics_.extra["kernel_choice"]
+    rmse = {k: np.sqrt(np.mean((m.predict_proba(X_test)[:, 1] - p_test) ** 2))
+            for k, m in fits.items()}
+    assert rmse["auto"] < rmse[False] - 0.005
