@@ -133,4 +133,4 @@ def _fit_forest_private(forest: Any, X: Any, y: Any) -> Any | None:
 # a stack frame to every fit, so each warning raised inside ``fit`` with a
 # ``stacklevel`` (PosteriorDiagnosticsWarning, ConvergenceWarning, ...) was
 # attributed to sklearn/base.py instead of the caller's line. bayescal's fits
-# call ``self._validate_params()`` first instead.
+# call ``validate_params(self)`` (``bayescal._compat.param_validation``) first instead.
