@@ -205,8 +205,10 @@ class HierarchicalComparison(BaseEstimator):
         ``1 / n_folds`` (one run of K-fold CV).
     draws, tune, chains : int, default=1000, 1000, 4
         NUTS draws and tuning steps per chain, chains.
-    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
-        NUTS implementation (see :mod:`bayescal.probes.sampling`).
+    sampler : {"auto", "nutpie", "nutpie-c", "pymc", "numpyro", "blackjax"}, default="auto"
+        NUTS implementation (see :mod:`bayescal.probes.sampling`); ``"auto"``
+        is ``"nutpie"`` here (the model has no NumPy log posterior, so
+        ``"nutpie-glm"`` raises).
     target_accept : float, default=0.98
         NUTS target acceptance rate. High because the posterior of two or three
         datasets spans orders of magnitude in ``std0``: on the quick-start cube's
@@ -291,7 +293,7 @@ class HierarchicalComparison(BaseEstimator):
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,
-        sampler: str = "nutpie",
+        sampler: str = "auto",
         target_accept: float = 0.98,
         random_state: Any = None,
     ) -> None:
