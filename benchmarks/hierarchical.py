@@ -1,7 +1,7 @@
 """Run time of the hierarchical Bayesian comparison (10 datasets x 10 folds x one pair).
 
 Run ``python benchmarks/hierarchical.py`` (4 chains x 1000 draws after 1000
-tuning steps, the defaults of ``HierarchicalComparison``) or with ``--quick``
+tuning steps; ``HierarchicalComparison``'s default is 2000 draws since issue 26) or with ``--quick``
 (500 draws, 500 tuning steps). Each measurement runs in a *fresh* Python
 process, twice in a row: the first process may find PyTensor's on-disk Numba
 cache cold, the second finds it warm (the situation of a CLI run after the

@@ -46,11 +46,11 @@ __all__ = ["compare_command"]
 @click.option("--tune", type=click.IntRange(min=1), default=None,
               help="Hierarchical test: NUTS tuning steps per chain [default: 1000].")
 @click.option("--draws", type=click.IntRange(min=1), default=None,
-              help="Hierarchical test: NUTS draws per chain [default: 1000].")
+              help="Hierarchical test: NUTS draws per chain [default: 2000].")
 @click.option("--target-accept", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=None,
               help="Hierarchical test: NUTS target acceptance rate; raise it (e.g. 0.99) "
-                   "when the sampler reports divergences [default: 0.9].")
+                   "when the sampler reports divergences [default: 0.98].")
 def compare_command(store: str, metric: str, test: str, rope: float, control: str | None,
                     classifiers: tuple[str, ...], alpha: float, missing: str, unconverged: str,
                     seed: int, tune: int | None, draws: int | None,

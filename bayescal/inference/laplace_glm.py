@@ -258,7 +258,9 @@ class LogisticGLM:
         e = np.exp(-np.abs(eta))
         softplus = np.maximum(eta, 0.0)
         softplus += np.log1p(e)
-        p = np.where(eta >= 0.0, 1.0, e)
+        # sigma(eta) = where(eta >= 0, 1, e) / (1 + e); max(e, eta >= 0) is the same
+        # numbers (e <= 1) at a seventh of np.where's cost on random signs
+        p = np.maximum(e, eta >= 0.0)
         p /= 1.0 + e
         value = float(vc) + float(vb.sum()) + theta[0] * self._tw + float(self._gtw @ coef)
         value -= float(self.weights @ softplus)

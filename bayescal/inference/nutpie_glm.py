@@ -9,6 +9,11 @@ vectorised (``benchmarks/README.md``, "NUTS on BLR"). This module runs nutpie's 
 (the same NUTS and adaptation) on :meth:`LogisticGLM.value_and_grad` through
 ``nutpie.compiled_pyfunc.from_pyfunc``: no compilation at all, a Python call per gradient
 (chains share the GIL outside NumPy's kernels, so it pays most for large n).
+
+The default ``sampler="auto"`` of the GLM probes runs this module from
+:data:`bayescal.inference.sampling.GLM_SAMPLER_MIN_ROWS` rows, where it is cheaper per fit than
+the compiled graph; below that the Python call per gradient (10-20 microseconds) costs more
+than the compiled graph's refit (:func:`bayescal.inference.sampling.resolve_nuts_sampler`).
 """
 
 from __future__ import annotations

@@ -63,12 +63,32 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   silently switches to nutpie when nutpie is installed (PyMC 6.4,
   ``pymc/sampling/mcmc.py``), recompiling on every call.
 * ``sampler="nutpie-glm"`` runs nutpie's NUTS on the NumPy log posterior
-  and gradient of a builder's ``glm_problem`` (binary BLR, the Platt and
-  beta maps; :mod:`bayescal.inference.nutpie_glm`): nothing is compiled, and a
-  gradient costs a third of the Numba-compiled graph's at n = 10^4, whose
-  elementwise ``log1pexp``/``sigmoid`` are scalar libm calls
-  (``benchmarks/nuts_ess.py``). A model without a ``glm_problem`` runs on
-  ``"nutpie"`` (``PosteriorFit.sampler`` says which ran).
+  and gradient of a builder's ``glm_problem`` (binary and one-vs-rest BLR,
+  the Platt and beta maps; :mod:`bayescal.inference.nutpie_glm`): nothing is
+  compiled, and a gradient costs a third of the Numba-compiled graph's at
+  n = 10^4, whose elementwise ``log1pexp``/``sigmoid`` are scalar libm calls
+  (``benchmarks/nuts_ess.py``); but every gradient is a Python call
+  (10-20 microseconds of overhead). A model without a ``glm_problem`` (the
+  multinomial BLR, the spline and Dirichlet maps, the GP classifier, the
+  hierarchical comparison) raises a ``ValueError``.
+* ``sampler="auto"`` (the default) chooses between the two by the model and
+  the number of rows, so that each fit gets the cheaper exact NUTS:
+  ``"nutpie-glm"`` for a model with a ``glm_problem`` of at least
+  :data:`GLM_SAMPLER_MIN_ROWS` rows, ``"nutpie"`` otherwise. Measured
+  (2 x (1000 + 1000) draws, one BLAS thread, CPU-s per fit once nutpie's
+  model is compiled; 2 shared cores, load 7-10): ``"nutpie-glm"`` costs
+  2.5x ``"nutpie"`` at n = 300 (BLR d = 5: 0.72 against 0.29; Platt map:
+  0.50 against 0.16), 1.1-1.7x at n = 1000 (BLR d = 20: 1.37 against 1.26;
+  Platt map: 0.80 against 0.46), and 0.55-0.8x from n = 2000 (BLR d = 5:
+  0.87 against 1.26, d = 20: 1.5 against 2.2; beta map: 2.2 against 2.7;
+  0.32x at n = 10^4, ``benchmarks/nuts_ess.py``). Below the threshold the
+  compiled graph's cheaper gradient pays back its one-off compilation
+  (3-7 CPU-s per process and model structure) after a few refits, as a
+  study makes; above it ``"nutpie-glm"`` is cheaper from the first fit on.
+  The choice depends on the data's shape only, never on what a process has
+  compiled before, so the same seed gives the same draws in any process;
+  ``PosteriorFit.sampler`` (and the estimators' ``diagnostics_.sampler``)
+  says which ran.
 * ``sampler="numpyro"`` and ``sampler="blackjax"`` call PyMC's JAX
   samplers (``pm.sample(..., nuts_sampler="numpyro" | "blackjax")``,
   :mod:`bayescal.inference.jax_nuts`): the same probes on a GPU or TPU where
@@ -129,10 +149,13 @@ from bayescal.validation import check_choice, check_positive_int
 __all__ = [
     "SAMPLER_CONSTRAINTS",
     "STUDENT_T_PRIOR_CONSTRAINTS",
+    "GLM_SAMPLER_MIN_ROWS",
+    "SAMPLERS",
     "PosteriorFit",
     "clear_compiled_cache",
     "compiled_cache_size",
     "model_structure_key",
+    "resolve_nuts_sampler",
     "sample_posterior",
     "sampler_settings",
     "seed_from_random_state",
@@ -140,7 +163,13 @@ __all__ = [
 ]
 
 INFERENCES = ("nuts", "advi", "laplace")
-SAMPLERS = ("nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax")
+SAMPLERS = ("auto", "nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax")
+
+#: Rows from which ``sampler="auto"`` samples a model that has a NumPy log posterior
+#: (a builder's ``glm_problem``) by ``"nutpie-glm"`` rather than ``"nutpie"``: where
+#: the NumPy gradient becomes cheaper than the Numba-compiled graph's (measured, see
+#: the module docstring).
+GLM_SAMPLER_MIN_ROWS = 2000
 
 #: ``_parameter_constraints`` entries of the sampler settings that every Bayesian
 #: estimator passes on to :func:`sample_posterior` (checked by scikit-learn's
@@ -178,8 +207,9 @@ class PosteriorFit:
     seconds : float
         Wall time of the fit (compilation included when it happened).
     sampler : str
-        ``"nutpie"``, ``"nutpie-c"``, ``"nutpie-glm"``, ``"pymc"``, ``"numpyro"``,
-        ``"blackjax"``, ``"advi"`` or ``"laplace"``.
+        What ran: ``"nutpie"``, ``"nutpie-c"``, ``"nutpie-glm"``, ``"pymc"``,
+        ``"numpyro"``, ``"blackjax"``, ``"advi"`` or ``"laplace"`` (never
+        ``"auto"``, which resolves to ``"nutpie"`` or ``"nutpie-glm"``).
     compiled : bool
         True when this call compiled a nutpie model (a cache miss).
     mode : dict or None
@@ -379,20 +409,77 @@ def _in_daemon_process() -> bool:
     return bool(multiprocessing.current_process().daemon)
 
 
+def resolve_nuts_sampler(
+    builder: Callable[..., Any], data: Mapping[str, Any], hyper: Mapping[str, Any] | None,
+    sampler: str,
+) -> str:
+    """The NUTS implementation that ``sample_posterior(..., sampler=sampler)`` runs.
+
+    ``"auto"`` resolves to ``"nutpie-glm"`` for a builder with a ``glm_problem``
+    (binary and one-vs-rest BLR, the Bayesian Platt and beta maps) fitted to at
+    least :data:`GLM_SAMPLER_MIN_ROWS` rows, and to ``"nutpie"`` otherwise; every
+    other name is returned as it is.
+
+    Parameters
+    ----------
+    builder : callable
+        The model builder, as for :func:`sample_posterior`.
+    data : mapping of str to array-like
+        Its data.
+    hyper : mapping or None
+        Its hyper-parameters.
+    sampler : str
+        One of ``SAMPLERS``.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``sampler``, or ``"nutpie-glm"`` for a model without a
+        NumPy log posterior.
+    """
+    sampler = check_choice(sampler, "sampler", SAMPLERS)
+    data = {name: np.asarray(value) for name, value in data.items()}
+    return _resolve_nuts_sampler(builder, data, dict(hyper or {}), sampler)[0]
+
+
+def _resolve_nuts_sampler(builder, data, hyper, sampler) -> tuple[str, Any]:
+    """``(sampler that runs, the GLMProblem or None)``; see :func:`resolve_nuts_sampler`."""
+    if sampler not in ("auto", "nutpie-glm"):
+        return sampler, None
+    problem = getattr(builder, "glm_problem", None)
+    glm = problem(data, **hyper) if problem is not None else None
+    if glm is None and sampler == "nutpie-glm":
+        name = getattr(builder, "__qualname__", repr(builder))
+        raise ValueError(
+            "`sampler`='nutpie-glm' needs a model with a NumPy log posterior (binary and "
+            f"one-vs-rest BLR, the Bayesian Platt and beta maps); this one ({name} with "
+            "these data and settings) has none; use sampler='auto' (nutpie-glm where it "
+            "applies, nutpie otherwise) or sampler='nutpie'."
+        )
+    if glm is not None and (
+        sampler == "nutpie-glm" or glm.glm.design.shape[0] >= GLM_SAMPLER_MIN_ROWS
+    ):
+        return "nutpie-glm", glm
+    # auto without a NumPy density, or with too few rows to pay for a Python call
+    # per gradient: nutpie's compiled graph
+    return "nutpie", None
+
+
 def _sample_nuts(
     builder, data, hyper, *, sampler, draws, tune, chains, seed, cores, target_accept
 ):
     # The arguments nutpie.sample and pm.sample share (by the same names).
     common = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
+    sampler, glm = _resolve_nuts_sampler(builder, data, hyper, sampler)
     if sampler == "nutpie-glm":
-        problem = getattr(builder, "glm_problem", None)
-        glm = problem(data, **hyper) if problem is not None else None
-        if glm is not None:
-            from bayescal.inference.nutpie_glm import sample_glm_nutpie
+        from bayescal.inference.nutpie_glm import sample_glm_nutpie
 
-            idata = sample_glm_nutpie(glm, seed=seed, cores=cores, **common)
-            return idata, False, "nutpie-glm"
-        sampler = "nutpie"  # no NumPy density for this model: nutpie's compiled graph
+        idata = sample_glm_nutpie(glm, seed=seed, cores=cores, **common)
+        return idata, False, "nutpie-glm"
     if sampler in ("nutpie", "nutpie-c"):
         import nutpie
 
@@ -613,7 +700,7 @@ def sample_posterior(
     *,
     hyper: Mapping[str, Any] | None = None,
     inference: str = "nuts",
-    sampler: str = "nutpie",
+    sampler: str = "auto",
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 2,
@@ -639,7 +726,7 @@ def sample_posterior(
         compiled-model cache key).
     inference : {"nuts", "advi", "laplace"}, default="nuts"
         NUTS, mean-field ADVI (``pm.fit``) or a Laplace approximation.
-    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
+    sampler : {"auto", "nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="auto"
         NUTS implementation (``inference="nuts"`` only): nutpie with a
         compile-once cache on PyTensor's Numba backend or (``"nutpie-c"``)
         on its disk-cached C backend, ``pm.sample(..., nuts_sampler="pymc")``,
@@ -647,8 +734,11 @@ def sample_posterior(
         ``"blackjax"`` (optional packages; they run on a GPU where JAX has
         one; :mod:`bayescal.inference.jax_nuts`). ``"nutpie-glm"`` runs nutpie
         on the NumPy log density of a builder's ``glm_problem`` (binary BLR,
-        the Platt and beta maps; :mod:`bayescal.inference.nutpie_glm`) and is
-        ``"nutpie"`` for any other model (the fit's ``sampler`` says which ran).
+        the Platt and beta maps; :mod:`bayescal.inference.nutpie_glm`; any other
+        model raises). ``"auto"`` is ``"nutpie-glm"`` for a model with a
+        ``glm_problem`` and at least :data:`GLM_SAMPLER_MIN_ROWS` rows and
+        ``"nutpie"`` otherwise (see the module docstring; the fit's
+        ``sampler`` says which ran).
     draws, tune, chains : int
         Posterior draws and tuning steps per chain, number of chains. ADVI and
         Laplace return ``draws * chains`` independent draws in one chain.
@@ -675,7 +765,8 @@ def sample_posterior(
     Raises
     ------
     ValueError
-        For an unknown ``inference``/``sampler`` or non-positive counts.
+        For an unknown ``inference``/``sampler``, non-positive counts, or
+        ``sampler="nutpie-glm"`` on a model without a NumPy log posterior.
     ImportError
         For ``sampler="numpyro"``/``"blackjax"`` where JAX or the sampler's
         library is not installed (the message says what to install).
@@ -709,10 +800,10 @@ def sample_posterior(
     cores = check_positive_int(cores, "cores")
     if not 0.0 < float(target_accept) < 1.0:
         raise ValueError(f"`target_accept` must lie in (0, 1); got {target_accept!r}.")
-    if inference == "nuts" and sampler.startswith("nutpie") and tune < 1:
+    if inference == "nuts" and sampler in ("auto", "nutpie", "nutpie-c", "nutpie-glm") and tune < 1:
         # nuts-rs 0.18 aborts the process (a Rust panic) on tune=0.
         raise ValueError(
-            "`tune` must be >= 1 with sampler='nutpie'; use sampler='pymc' for tune=0."
+            f"`tune` must be >= 1 with sampler={sampler!r} (nutpie); use sampler='pymc' for tune=0."
         )
     hyper = dict(hyper or {})
     data = {name: np.asarray(value) for name, value in data.items()}

@@ -385,12 +385,18 @@ _COMMON_PARAMS = """pi0 : float or None, default=None
         warning says to use NUTS); at or below it the draws are
         importance-resampled to the posterior. On small calibration sets the
         beta map's Laplace approximation often fails the check.
-    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
-        NUTS implementation; nutpie compiles once per process and refits.
-        ``"nutpie-c"`` starts faster in a new process (disk-cached C
-        modules) but samples these maps with 1.8-7x the CPU
-        (``benchmarks/sampler_choice.py``), so the default suits studies,
-        which refit one map structure many times per process.
+    sampler : {"auto", "nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="auto"
+        NUTS implementation (:mod:`bayescal.inference.sampling`). ``"auto"``
+        runs the Platt and beta maps by ``"nutpie-glm"`` (nutpie's NUTS on
+        their NumPy log posterior, :mod:`bayescal.inference.nutpie_glm`; no
+        compilation) from :data:`~bayescal.inference.sampling.GLM_SAMPLER_MIN_ROWS`
+        (2000) calibration rows, and by ``"nutpie"`` below that and for the
+        spline map (whose smoothing variance has no NumPy log posterior;
+        ``"nutpie-glm"`` raises there): nutpie compiles once per process and
+        refits, at a third of ``"nutpie-glm"``'s cost per fit at n = 300.
+        ``diagnostics_.sampler`` says which ran. ``"nutpie-c"`` starts faster
+        in a new process (disk-cached C modules) but samples these maps with
+        1.8-7x the CPU (``benchmarks/sampler_choice.py``).
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.
     random_state : None, int or numpy Generator
@@ -468,7 +474,7 @@ class BayesianPlattCalibrator(_BayesianCalibrationMap):
         intercept_scale: float = 10.0,
         prior_df: float = 1,
         inference: str = "nuts",
-        sampler: str = "nutpie",
+        sampler: str = "auto",
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 2,
@@ -584,7 +590,7 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
         intercept_scale: float = 10.0,
         prior_df: float = 1,
         inference: str = "nuts",
-        sampler: str = "nutpie",
+        sampler: str = "auto",
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 2,
@@ -799,7 +805,7 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
         intercept_scale: float = 10.0,
         prior_df: float = 1,
         inference: str = "nuts",
-        sampler: str = "nutpie",
+        sampler: str = "auto",
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 2,

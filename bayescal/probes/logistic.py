@@ -246,9 +246,22 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         the default 2 x 1000 draws): ``diagnostics_.pareto_k`` above 0.7
         means not converged (a warning says to use NUTS), at or below it the
         draws are importance-resampled to the posterior.
-    sampler : {"nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="nutpie"
-        NUTS implementation. The default is nutpie with the compile-once cache
-        of :mod:`bayescal.inference.sampling`, chosen by measurement
+    sampler : {"auto", "nutpie", "nutpie-c", "nutpie-glm", "pymc", "numpyro", "blackjax"}, default="auto"
+        NUTS implementation. The default ``"auto"`` runs ``"nutpie-glm"`` for
+        the binary and one-vs-rest models from
+        :data:`~bayescal.inference.sampling.GLM_SAMPLER_MIN_ROWS` (2000) rows and
+        ``"nutpie"`` otherwise (the multinomial model, which has no NumPy log
+        posterior, and smaller data sets); ``diagnostics_.sampler`` says which
+        ran. ``"nutpie-glm"`` runs nutpie's NUTS on the NumPy log posterior of
+        :mod:`bayescal.inference.laplace_glm` (:mod:`bayescal.inference.nutpie_glm`):
+        no compilation and a gradient a third of the compiled graph's at
+        n = 10^4, but a Python call per gradient. At n = 10^4 and 5 x 10^4
+        (d = 20, second fit, ``benchmarks/nuts_ess.py``) it reaches 1.7x and
+        1.2x numpyro's bulk ESS per CPU-second, where ``"nutpie"`` reaches
+        0.5x and 0.4x; at n = 300 it costs 2.5x ``"nutpie"``'s refit (see
+        :mod:`bayescal.inference.sampling`). A multinomial model with
+        ``sampler="nutpie-glm"`` raises. ``"nutpie"`` compiles the PyMC
+        model once per process and model structure and refits new data
         (``benchmarks/blr.py``: 10-fold BLR, n=1000, d=20, 2 chains x
         1000 + 1000, one BLAS thread, 2 shared cores): 30.9 s in all (20.6 s
         for the first fold, compilation included, then 1.1 s per fold)
@@ -265,20 +278,12 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         (``benchmarks/compile_cache.py``); but each gradient is a Python
         call, so its sampling costs 1.5-4.7x the CPU of ``"nutpie"`` at
         n = 300-2000 (the same at n = 10,000;
-        ``benchmarks/sampler_choice.py``). It wins a process's first fit of
-        a structure and loses once the process refits that structure about
-        3-5 times, as studies do: hence ``"nutpie"`` stays the default and
-        ``"nutpie-c"`` is the choice for one-off fits in fresh processes
-        (see :mod:`bayescal.inference.sampling` for the table). ``"pymc"``
-        needs no nutpie compilation step and suits a single small fit.
-        ``"numpyro"`` and ``"blackjax"`` run PyMC's JAX samplers (optional
-        ``bayescal[jax]``; on a GPU where JAX has one), compiling on every
-        fit (:mod:`bayescal.inference.jax_nuts`, ``benchmarks/nuts_ess.py``).
-        ``"nutpie-glm"`` (binary and one-vs-rest models) runs nutpie's NUTS on
-        the NumPy log posterior of :mod:`bayescal.inference.laplace_glm`, with no
-        compilation and a cheaper gradient (:mod:`bayescal.inference.nutpie_glm`,
-        ``benchmarks/nuts_ess.py``); a multinomial model falls back to
-        ``"nutpie"``.
+        ``benchmarks/sampler_choice.py``): the choice for one-off fits of
+        small models in fresh processes. ``"pymc"`` needs no nutpie
+        compilation step and suits a single small fit. ``"numpyro"`` and
+        ``"blackjax"`` run PyMC's JAX samplers (optional ``bayescal[jax]``;
+        on a GPU where JAX has one), compiling on every fit
+        (:mod:`bayescal.inference.jax_nuts`, ``benchmarks/nuts_ess.py``).
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.
     point_estimate : {"mean", "median"}, default="mean"
@@ -388,7 +393,7 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         prior_df: float = 1,
         multi_class: str = "multinomial",
         inference: str = "nuts",
-        sampler: str = "nutpie",
+        sampler: str = "auto",
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 2,
