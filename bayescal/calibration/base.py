@@ -18,6 +18,13 @@ smoothed targets are fractional).
 Subclasses implement ``_fit(scores, targets, weights)`` and
 ``_predict_positive(scores) -> ndarray`` on validated 1-D arrays; all input
 checking happens here, once (DESIGN.md, "Bad input").
+
+:class:`MultiClassCalibrator` is the same contract for maps of ``(n, K)``
+class scores (temperature scaling, the Dirichlet maps): ``fit(scores, y,
+sample_weight=None)`` with integer labels ``0 .. K-1``; subclasses turn the
+scores into the matrix their map reads (``_transform_scores``, which owns the
+``input`` vocabulary and the clip rule) and fill in ``_fit`` and
+``_predict_transformed``.
 """
 
 from __future__ import annotations
@@ -35,13 +42,14 @@ from bayescal.contracts import SCORE_INPUTS, accepted_inputs
 from bayescal.validation import (
     check_binary_scores,
     check_consistent_length,
+    check_labels,
     check_min_samples,
     check_n_classes_present,
     check_sample_weight,
     check_targets,
 )
 
-__all__ = ["BinaryCalibrator"]
+__all__ = ["BinaryCalibrator", "MultiClassCalibrator"]
 
 
 class BinaryCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -160,3 +168,78 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         tags.input_tags.one_d_array = True
         tags.input_tags.two_d_array = False
         return tags
+
+
+class MultiClassCalibrator(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+    """Base class of multi-class calibration maps (not used directly).
+
+    ``fit(scores, y, sample_weight=None)`` checks the parameters, the scores
+    (through the subclass's :meth:`_transform_scores`), the labels ``0 .. K-1``
+    (every class present), the lengths and the weights once, sets
+    ``classes_``, ``n_features_in_`` (``K``) and ``n_clipped_``, and hands the
+    validated arrays to :meth:`_fit`. ``predict_proba`` checks new scores the
+    same way against the fitted ``K`` and calls :meth:`_predict_transformed`.
+    A warning raised inside ``_fit`` points at the user's line with
+    ``stacklevel=3`` (``_fit`` -> ``fit`` -> caller).
+    """
+
+    _parameter_constraints: dict = {}
+
+    @abstractmethod
+    def _transform_scores(
+        self, scores: Any, n_classes: int | None
+    ) -> tuple[np.ndarray, int]:
+        """``(Z, n_clipped)``: the ``(n, K)`` matrix the map reads and the clip count.
+
+        ``n_classes`` is the fitted ``K`` (None in ``fit``); a matrix of another
+        width raises a ``ValueError`` naming ``scores``.
+        """
+
+    @abstractmethod
+    def _fit(self, Z: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> None:
+        """Fit the map to validated scores, integer labels and weights."""
+
+    @abstractmethod
+    def _predict_transformed(self, Z: np.ndarray) -> np.ndarray:
+        """Calibrated ``(n, K)`` probabilities of validated, transformed scores."""
+
+    def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> MultiClassCalibrator:
+        """Fit the calibration map.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n, K) or (n,)
+            Class scores (see the subclass's ``input``); 1-D: the class-1
+            score of a binary problem.
+        y : array-like of shape (n,)
+            Integer labels ``0 .. K-1``.
+        sample_weight : array-like of shape (n,), optional
+            Non-negative weights.
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        Z, n_clipped = self._transform_scores(scores, None)
+        n, k = Z.shape
+        labels = check_labels(y, "y", n_classes=k)
+        check_consistent_length(scores=Z, y=labels)
+        check_n_classes_present(labels, "y")
+        w = check_sample_weight(sample_weight, n)
+        self._fit(Z, labels, w)
+        self.n_clipped_ = n_clipped
+        self.classes_ = np.arange(k)
+        self.n_features_in_ = k
+        return self
+
+    def predict_proba(self, scores: Any) -> np.ndarray:
+        """Calibrated probabilities, shape ``(n, K)``."""
+        check_is_fitted(self, "classes_")
+        Z, _ = self._transform_scores(scores, self.n_features_in_)
+        return self._predict_transformed(Z)
+
+    def predict(self, scores: Any) -> np.ndarray:
+        """Class with the largest calibrated probability."""
+        proba = self.predict_proba(scores)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -38,22 +38,17 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import log_softmax, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.param_validation import Interval, StrOptions, validate_params
+from bayescal._compat.param_validation import Interval, StrOptions
+from bayescal.calibration.base import MultiClassCalibrator
 from bayescal.clipping import DEFAULT_CLIP, clip_constraint, clip_probabilities
 from bayescal.contracts import input_constraint
 from bayescal.threads import limit_blas_threads
 from bayescal.validation import (
     check_array_1d,
-    check_consistent_length,
-    check_labels,
     check_matrix,
-    check_n_classes_present,
     check_probability_matrix,
-    check_sample_weight,
 )
 
 #: Values accepted by ``input`` (see :data:`bayescal.contracts.SCORE_INPUTS`).
@@ -263,7 +258,7 @@ def dirichlet_objective(
     return value, grad
 
 
-class DirichletCalibrator(ClassifierMixin, BaseEstimator):
+class DirichletCalibrator(MultiClassCalibrator):
     """Dirichlet calibration: ``softmax(W ln q + b)`` (Kull et al. 2019).
 
     Parameters
@@ -373,34 +368,15 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _log_probabilities(
-        self, scores: Any, n_classes: int | None = None
+    def _transform_scores(
+        self, scores: Any, n_classes: int | None
     ) -> tuple[np.ndarray, int]:
+        """``(ln q, n_clipped)``, shape ``(n, K)`` (:func:`dirichlet_log_probabilities`)."""
         return dirichlet_log_probabilities(scores, self.input, self.clip, n_classes)
 
-    def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> DirichletCalibrator:
-        """Fit the Dirichlet map by penalised maximum likelihood.
-
-        Parameters
-        ----------
-        scores : array-like of shape (n, K) or (n,)
-            Probabilities (or logits, see ``input``).
-        y : array-like of shape (n,)
-            Integer labels ``0..K-1``.
-        sample_weight : array-like of shape (n,), optional
-            Non-negative weights.
-
-        Returns
-        -------
-        self
-        """
-        validate_params(self)
-        log_q, n_clipped = self._log_probabilities(scores)
-        n, k = log_q.shape
-        labels = check_labels(y, "y", n_classes=k)
-        check_consistent_length(scores=log_q, y=labels)
-        check_n_classes_present(labels, "y")
-        w = check_sample_weight(sample_weight, n)
+    def _fit(self, log_q: np.ndarray, labels: np.ndarray, w: np.ndarray) -> None:
+        """Penalised maximum likelihood (``fit``: :class:`MultiClassCalibrator`)."""
+        k = log_q.shape[1]
         theta0 = identity_parameters(k, self.matrix)
         with limit_blas_threads(1):  # L-BFGS-B's tiny BLAS calls only lose with threads
             res = minimize(
@@ -419,23 +395,12 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
                 f"converging ({res.message}); increase max_iter or add regularisation "
                 "(reg_lambda, reg_mu).",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         self.coef_, self.intercept_ = _unpack(res.x, k, self.matrix)
         self.theta_ = res.x
         self.n_iter_ = int(res.nit)
-        self.n_clipped_ = n_clipped
-        self.classes_ = np.arange(k)
-        self.n_features_in_ = k
-        return self
 
-    def predict_proba(self, scores: Any) -> np.ndarray:
+    def _predict_transformed(self, log_q: np.ndarray) -> np.ndarray:
         """Calibrated probabilities ``softmax(W ln q + b)``, shape ``(n, K)``."""
-        check_is_fitted(self, "coef_")
-        log_q, _ = self._log_probabilities(scores, self.n_features_in_)
         return softmax(log_q @ self.coef_.T + self.intercept_, axis=1)
-
-    def predict(self, scores: Any) -> np.ndarray:
-        """Class of largest calibrated probability."""
-        proba = self.predict_proba(scores)
-        return self.classes_[np.argmax(proba, axis=1)]

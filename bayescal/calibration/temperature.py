@@ -7,21 +7,16 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from bayescal._compat.param_validation import Interval, validate_params
+from bayescal.calibration.base import MultiClassCalibrator
 from bayescal.clipping import DEFAULT_CLIP, clip_constraint, clip_probabilities
 from bayescal.contracts import input_constraint
 from bayescal.validation import (
     check_array_1d,
-    check_consistent_length,
-    check_labels,
     check_matrix,
-    check_n_classes_present,
     check_probability_matrix,
-    check_sample_weight,
 )
 
 __all__ = ["TemperatureScaling", "tempered_softmax", "temperature_nll"]
@@ -120,7 +115,7 @@ def _nll_function(z: np.ndarray, labels: np.ndarray, w: np.ndarray):
     return lambda _z, _labels, _w, beta: temperature_nll_fused(z, labels, w, float(beta))
 
 
-class TemperatureScaling(ClassifierMixin, BaseEstimator):
+class TemperatureScaling(MultiClassCalibrator):
     """Temperature scaling: multi-class probabilities ``softmax(z / T)``.
 
     Parameters
@@ -216,7 +211,10 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         self.clip = clip
         self.max_iter = max_iter
 
-    def _logits(self, scores: Any, n_classes: int | None = None, fit: bool = False) -> np.ndarray:
+    def _transform_scores(
+        self, scores: Any, n_classes: int | None
+    ) -> tuple[np.ndarray, int]:
+        """``(log-probabilities or logits, n_clipped)``, shape ``(n, K)``."""
         if self.input not in TEMPERATURE_INPUTS:
             validate_params(self)
         if self.input == "decision":
@@ -234,9 +232,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
                     f"`scores` must have at least 2 columns (one per class): {z.shape[1]} "
                     f"feature(s) (shape={z.shape}) while a minimum of 2 is required."
                 )
-            if fit:
-                self.n_clipped_ = 0
-            return z
+            return z, 0
         try:
             p = check_probability_matrix(scores, "scores", n_classes=n_classes)
         except ValueError as exc:
@@ -247,39 +243,13 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         p, n_clipped = clip_probabilities(
             p, self.clip, name="scores", owner="TemperatureScaling(input='score')", upper=False
         )
-        if fit:
-            self.n_clipped_ = n_clipped
-        return np.log(p)
+        return np.log(p), n_clipped
 
-    def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> TemperatureScaling:
-        """Find the NLL-optimal temperature.
-
-        Parameters
-        ----------
-        scores : array-like of shape (n, K)
-            Logits or probabilities (see ``input``).
-        y : array-like of shape (n,)
-            Integer labels ``0 .. K-1``.
-        sample_weight : array-like of shape (n,), optional
-            Non-negative weights.
-
-        Returns
-        -------
-        self
-        """
-        validate_params(self)
-        z = self._logits(scores, fit=True)
-        n, k = z.shape
-        labels = check_labels(y, "y", n_classes=k)
-        check_consistent_length(scores=z, y=labels)
-        check_n_classes_present(labels, "y")
-        w = check_sample_weight(sample_weight, n)
+    def _fit(self, z: np.ndarray, labels: np.ndarray, w: np.ndarray) -> None:
+        """Find the NLL-optimal temperature (``fit``: :class:`MultiClassCalibrator`)."""
         beta, n_iter = self._optimise(z, labels, w)
         self.temperature_ = float(np.inf) if beta == 0.0 else float(1.0 / beta)
         self.n_iter_ = n_iter
-        self.classes_ = np.arange(k)
-        self.n_features_in_ = k
-        return self
 
     def _optimise(self, z: np.ndarray, labels: np.ndarray, w: np.ndarray) -> tuple[float, int]:
         max_iter = int(self.max_iter)
@@ -290,7 +260,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
                 "the NLL is smallest at infinite temperature: the scores carry no information "
                 "about the labels (or point the wrong way); predictions will be uniform.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
             return 0.0, 0
         lo, hi = 0.0, 1.0
@@ -303,7 +273,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
                 "the NLL keeps decreasing as the temperature goes to 0 (the arg-max separates "
                 "the labels perfectly); stopping at T = 1e-12.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
             return hi, 0
         beta = 0.5 * (lo + hi) if lo > 0 else min(1.0, hi)
@@ -320,7 +290,7 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         warnings.warn(
             f"temperature search did not converge in {max_iter} iterations.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
         return beta, max_iter
 
@@ -331,15 +301,11 @@ class TemperatureScaling(ClassifierMixin, BaseEstimator):
         epsilon (``2.2e-16``, at very low temperatures) is raised to it and
         the row's largest entry is ``1`` minus the others.
         """
-        check_is_fitted(self, "temperature_")
-        z = self._logits(scores, self.n_features_in_)
+        return super().predict_proba(scores)
+
+    def _predict_transformed(self, z: np.ndarray) -> np.ndarray:
         beta = 0.0 if np.isinf(self.temperature_) else 1.0 / self.temperature_
         return _open_simplex(tempered_softmax(z, beta))
-
-    def predict(self, scores: Any) -> np.ndarray:
-        """Class with the largest calibrated probability."""
-        proba = self.predict_proba(scores)
-        return self.classes_[np.argmax(proba, axis=1)]
 
 
 def _open_simplex(P: np.ndarray) -> np.ndarray:

@@ -30,21 +30,20 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from bayescal._compat.param_validation import Interval, StrOptions, validate_params
+from bayescal._compat.param_validation import Interval, StrOptions
+from bayescal.calibration.base import MultiClassCalibrator
 from bayescal.calibration.dirichlet import DIRICHLET_INPUTS, dirichlet_log_probabilities
 from bayescal.clipping import DEFAULT_CLIP, bounded_softmax, clip_constraint
 from bayescal.contracts import input_constraint
-from bayescal.inference.posterior import PosteriorPredictiveMixin, record_diagnostics, stack_draws
-from bayescal.inference.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
-from bayescal.validation import (
-    check_consistent_length,
-    check_labels,
-    check_n_classes_present,
-    check_sample_weight,
+from bayescal.inference.posterior import (
+    PosteriorPredictiveMixin,
+    point_estimate_of_draws,
+    record_diagnostics,
+    stack_draws,
 )
+from bayescal.inference.sampling import SAMPLER_CONSTRAINTS, sample_posterior, sampler_settings
 
 __all__ = ["BayesianDirichletCalibrator", "dirichlet_map_model"]
 
@@ -98,7 +97,7 @@ def dirichlet_map_model(
     return model
 
 
-class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, BaseEstimator):
+class BayesianDirichletCalibrator(PosteriorPredictiveMixin, MultiClassCalibrator):
     """Dirichlet calibration with a posterior: ``softmax(W ln q + b)``, Gaussian priors.
 
     Parameters
@@ -208,29 +207,17 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
         self.chains = chains
         self.random_state = random_state
 
-    def fit(self, scores: Any, y: Any, sample_weight: Any = None) -> BayesianDirichletCalibrator:
-        """Fit the posterior of the Dirichlet map.
-
-        Parameters
-        ----------
-        scores : array-like of shape (n, K) or (n,)
-        y : array-like of shape (n,)
-            Integer labels ``0..K-1``.
-        sample_weight : array-like of shape (n,), optional
-
-        Returns
-        -------
-        self
-        """
-        validate_params(self)
-        log_q, n_clipped = dirichlet_log_probabilities(
-            scores, self.input, self.clip, owner=type(self).__name__
+    def _transform_scores(
+        self, scores: Any, n_classes: int | None
+    ) -> tuple[np.ndarray, int]:
+        """``(ln q, n_clipped)``, shape ``(n, K)``, as :class:`DirichletCalibrator`'s."""
+        return dirichlet_log_probabilities(
+            scores, self.input, self.clip, n_classes, owner=type(self).__name__
         )
-        n, k = log_q.shape
-        labels = check_labels(y, "y", n_classes=k)
-        check_consistent_length(scores=log_q, y=labels)
-        check_n_classes_present(labels, "y")
-        w = check_sample_weight(sample_weight, n)
+
+    def _fit(self, log_q: np.ndarray, labels: np.ndarray, w: np.ndarray) -> None:
+        """Sample the posterior of the map (``fit``: :class:`MultiClassCalibrator`)."""
+        k = log_q.shape[1]
         data = {"L": log_q, "Y": np.eye(k)[labels], "w": w}
         fit = sample_posterior(
             dirichlet_map_model,
@@ -244,9 +231,6 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
             **sampler_settings(self),
         )
         self.idata_ = fit.idata
-        self.n_clipped_ = n_clipped
-        self.classes_ = np.arange(k)
-        self.n_features_in_ = k
         record_diagnostics(
             self,
             fit.idata,
@@ -254,16 +238,21 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, ClassifierMixin, Bas
             seconds=fit.seconds,
             var_names=["weights", "intercept"],
             pareto_k=fit.pareto_k,
+            stacklevel=5,
         )
-        return self
 
     def _proba_draws(self, X: Any) -> np.ndarray:
         """Calibrated probabilities under each posterior draw, shape ``(S, n, K)``."""
         check_is_fitted(self, "idata_")
-        log_q, _ = dirichlet_log_probabilities(
-            X, self.input, self.clip, self.n_features_in_, owner=type(self).__name__
-        )
-        k = self.n_features_in_
+        log_q, _ = self._transform_scores(X, self.n_features_in_)
+        return self._draws_of_transformed(log_q)
+
+    def _predict_transformed(self, log_q: np.ndarray) -> np.ndarray:
+        return point_estimate_of_draws(self._draws_of_transformed(log_q),
+                                       getattr(self, "point_estimate", "mean"))
+
+    def _draws_of_transformed(self, log_q: np.ndarray) -> np.ndarray:
+        k = log_q.shape[1]
         weights = stack_draws(self.idata_, "weights")
         b = stack_draws(self.idata_, "intercept")
         b = np.concatenate([b, np.zeros((b.shape[0], 1))], axis=1)
