@@ -15,6 +15,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+__all__ = ["limit_blas_threads"]
+
 #: One threadpoolctl controller, rebuilt when modules were imported since it was built:
 #: building one scans every loaded shared library (about 3 ms, as much as a whole
 #: scikit-learn logistic regression at n = 10^4), and a new BLAS comes with an import.

@@ -218,6 +218,40 @@ def _serve(conn: Any) -> None:
 # --------------------------------------------------------------------------- #
 
 
+@contextlib.contextmanager
+def _main_module_not_rerun() -> Iterator[None]:
+    """Start a spawned process without it running the caller's ``__main__`` again.
+
+    The "spawn" start method re-imports the parent's main script (or ``-m``
+    module) in the child, as ``__mp_main__``, so that functions defined there
+    can be unpickled; a script or notebook without an ``if __name__ ==
+    "__main__":`` guard would then run its study again inside the worker
+    (which fails on the store's lock). A worker needs nothing from the main
+    module -- it runs bayescal's module-level functions on pickled data --
+    so while its process starts, ``__main__`` shows neither a file nor a
+    spec, and the child skips that import (the rule of
+    :mod:`multiprocessing`'s "Safe importing of main module" no longer binds
+    bayescal's users).
+    """
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    missing = object()
+    saved_file = main.__dict__.pop("__file__", missing)
+    saved_spec = main.__dict__.get("__spec__", missing)
+    main.__spec__ = None
+    try:
+        yield
+    finally:
+        if saved_file is not missing:
+            main.__file__ = saved_file
+        if saved_spec is missing:
+            main.__dict__.pop("__spec__", None)
+        else:
+            main.__spec__ = saved_spec
+
+
 class WorkerProcess:
     """One warm worker process for one study run.
 
@@ -240,7 +274,8 @@ class WorkerProcess:
         if masked:
             previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            self._process.start()
+            with _main_module_not_rerun():
+                self._process.start()
         finally:
             if masked:
                 signal.pthread_sigmask(signal.SIG_SETMASK, previous)

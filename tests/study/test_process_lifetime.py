@@ -43,7 +43,7 @@ def _tagged(tag: str) -> list[tuple[int, str]]:
             if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
                 continue
             out.append((int(entry.name),
-                        (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:80]))
+                        (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:400]))
         except (OSError, IndexError):
             continue
     return out

@@ -221,3 +221,27 @@ def test_cli_import_is_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_a_script_without_a_main_guard_is_not_run_again_in_its_worker(tmp_path):
+    """The spawn start method re-runs the parent's main script in the child unless
+    bayescal hides it; a notebook-style script would then start its study twice."""
+    marker = tmp_path / "runs.txt"
+    script = tmp_path / "no_guard.py"
+    script.write_text(
+        "import os\n"
+        f"with open({str(marker)!r}, 'a') as f:\n"
+        "    f.write(f'{os.getpid()}\\n')\n"
+        "from bayescal.study import workers\n"
+        "proc = workers.WorkerProcess()\n"
+        "print(proc.call(os.getpid).result(timeout=120) == proc.pid)\n"
+        "proc.shutdown()\n"
+        "assert proc.join(timeout=60)\n"
+        "import sys\n"
+        "print(sys.modules['__main__'].__file__ == __file__)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=240, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["True", "True"]  # the worker answered; __file__ restored
+    assert len(marker.read_text().split()) == 1, done.stderr[-3000:]  # run once, not twice
