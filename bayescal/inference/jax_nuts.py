@@ -18,7 +18,9 @@ of all chains, which a CPU pays for in full). On a CPU, JAX sees one device unle
 Cost: PyMC bakes the data into the JAX program as constants, so every fit traces and
 compiles it again (no compile-once cache as for nutpie): measured on BLR at n = 500, d = 5,
 2 x (100 + 100) draws, about 2.6-3.1 CPU-s per fit whether or not the data changed, after a
-first fit of 8.3 CPU-s that also starts JAX (loaded 2-core machine). See
+first fit of 8.3 CPU-s that also starts JAX (loaded 2-core machine). The GLM probes therefore
+run ``sampler="numpyro"`` on their JAX density with the data as arguments instead
+(:mod:`bayescal.inference.jax_glm`); this module serves ``"blackjax"`` and the other models. See
 ``benchmarks/nuts_ess.py`` for the sampling cost against nutpie and numpyro used directly.
 """
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["sample_glm_nutpie"]
+__all__ = ["glm_posterior_tree", "sample_glm_nutpie"]
 
 
 def sample_glm_nutpie(
@@ -57,7 +57,6 @@ def sample_glm_nutpie(
         and the model's) and nutpie's ``sample_stats``.
     """
     import nutpie
-    import xarray as xr
     from nutpie.compiled_pyfunc import from_pyfunc
 
     glm = problem.glm
@@ -97,13 +96,36 @@ def sample_glm_nutpie(
         progress_bar=False,
     )
     theta = np.asarray(idata["posterior"]["theta"].values)  # (chain, draw, p)
-    n_chains, n_draws = theta.shape[:2]
+    stats = idata["sample_stats"].to_dataset()
+    keep = [v for v in stats.data_vars if set(stats[v].dims) <= {"chain", "draw"}]
+    return glm_posterior_tree(problem, theta, {v: stats[v].values for v in keep})
+
+
+def glm_posterior_tree(problem: Any, theta: np.ndarray, stats: dict[str, np.ndarray]) -> Any:
+    """The posterior of a GLM problem's NUTS draws, as the PyMC builder's model names it.
+
+    Parameters
+    ----------
+    problem : GLMProblem
+    theta : ndarray of shape (chains, draws, p)
+        Draws of the unconstrained parameter vector.
+    stats : dict of str to ndarray of shape (chains, draws)
+        The sampler's statistics per draw (``diverging`` among them).
+
+    Returns
+    -------
+    xarray.DataTree
+        ``posterior`` and ``sample_stats``.
+    """
+    import xarray as xr
+
+    n_chains, n_draws, n_params = theta.shape
     data_vars = {}
     for name, (values, dims) in problem.outputs(theta.reshape(-1, n_params)).items():
         data_vars[name] = (("chain", "draw", *dims),
                            values.reshape(n_chains, n_draws, *values.shape[1:]))
-    coords = {**problem.coords, "chain": np.arange(n_chains), "draw": np.arange(n_draws)}
-    posterior = xr.Dataset(data_vars, coords=coords)
-    stats = idata["sample_stats"].to_dataset()
-    keep = [v for v in stats.data_vars if set(stats[v].dims) <= {"chain", "draw"}]
-    return xr.DataTree.from_dict({"posterior": posterior, "sample_stats": stats[keep]})
+    chain_draw = {"chain": np.arange(n_chains), "draw": np.arange(n_draws)}
+    posterior = xr.Dataset(data_vars, coords={**problem.coords, **chain_draw})
+    sample_stats = xr.Dataset({k: (("chain", "draw"), v) for k, v in stats.items()},
+                              coords=chain_draw)
+    return xr.DataTree.from_dict({"posterior": posterior, "sample_stats": sample_stats})

@@ -171,3 +171,65 @@ def test_chains_run_in_parallel_only_with_a_device_per_chain(
     from bayescal.inference.jax_nuts import chain_method
 
     assert chain_method(sampler, chains, devices, backend) == expected
+
+
+_GLM_IN_CHILD = """
+import json, warnings
+import numpy as np
+from bayescal.inference import jax_glm
+from bayescal.inference.laplace_glm import LogisticGLM
+from bayescal.inference.diagnostics import PosteriorDiagnosticsWarning
+from bayescal.probes.logistic import BayesianLogisticRegression
+
+rng = np.random.default_rng(0)
+gaps = []
+for positive, centre, df in ((False, None, 1.0), (True, np.array([0.4, -1.0]), 1.0),
+                             (False, np.array([2.0, 0.5]), 3.0)):
+    design = rng.normal(size=(50, 2))
+    glm = LogisticGLM(design, rng.random(50), rng.uniform(0.5, 2.0, 50), prior_scale=2.5,
+                      intercept_scale=10.0, prior_df=df, positive=positive, centre=centre)
+    density = jax_glm.glm_log_density(2.5, 10.0, df, positive)
+    b = np.concatenate([[1.0], -(np.zeros(2) if centre is None else centre)])
+    for theta in rng.normal(scale=1.5, size=(5, 3)):
+        ours = float(density(theta, design - (0.0 if centre is None else centre),
+                             glm.targets, glm.weights, b))
+        gaps.append(abs(ours - glm.log_density(theta)) / max(1.0, abs(ours)))
+X = rng.normal(size=(120, 2))
+y = (rng.random(120) < 1.0 / (1.0 + np.exp(-X[:, 0]))).astype(int)
+programs = []
+for seed in (1, 2):  # new data of the same shape: the same compiled program serves both
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorDiagnosticsWarning)
+        BayesianLogisticRegression(sampler="numpyro", draws=50, tune=50, chains=1,
+                                   random_state=seed).fit(X[::-1] if seed == 2 else X, y)
+    programs.append(sorted(id(m) for m in jax_glm._MCMC_CACHE.values()))
+# folds of another size, chains vectorised as on a GPU (numpyro failed reusing one MCMC there)
+import bayescal.inference.jax_nuts as jax_nuts
+jax_nuts.chain_method = lambda *args: "vectorized"
+sizes = []
+for n in (120, 90):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorDiagnosticsWarning)
+        fit = BayesianLogisticRegression(sampler="numpyro", draws=30, tune=30, chains=2,
+                                         random_state=0).fit(X[:n], y[:n])
+    sizes.append(int(fit.idata_["posterior"].sizes["chain"]))
+print("RESULT" + json.dumps({"max_gap": max(gaps), "programs": programs, "chains": sizes}))
+"""
+
+
+@pytest.mark.slow
+def test_numpyro_glm_density_equals_the_numpy_one_and_is_compiled_once():
+    # sampler="numpyro" on a GLM probe samples the JAX density of bayescal.inference.jax_glm:
+    # it must be LogisticGLM's log posterior term for term (Cauchy and Student-t priors,
+    # centred intercepts, the half-t prior with its log-Jacobian), and a second fit on data
+    # of the same shape must reuse the first one's numpyro program (the data are arguments).
+    _require_jax_packages()
+    run = subprocess.run([sys.executable, "-c", _GLM_IN_CHILD], capture_output=True, text=True,
+                         env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    line = next(ln for ln in run.stdout.splitlines() if ln.startswith("RESULT"))
+    result = json.loads(line[len("RESULT"):])
+    assert result["max_gap"] < 1e-12
+    first, second = result["programs"]
+    assert len(first) == 1 and first == second
+    assert result["chains"] == [2, 2]
