@@ -6,12 +6,15 @@ The map is a multinomial logistic regression on the log-probabilities,
 
 the canonical map of a model in which each class's probability vector is
 Dirichlet distributed (the paper's Section 3). Softmax is unchanged when the
-same row is added to every row of ``[W, b]``; as the authors' ``dirichletcal``
-package does, the last row is fixed to zero (the reference class), which
-makes the parameters identifiable: ``W`` has ``K - 1`` free rows of ``K``
-entries and ``b`` ``K - 1`` free entries. ``W = I - 1 e_K^T`` (the identity
-map, shifted to a zero last row) and ``b = 0`` leave ``q`` unchanged and are
-the starting point of the fit.
+same row is added to every row of ``[W, b]``. The unpenalised fit fixes the
+last row to zero (the reference class), which makes the parameters
+identifiable: ``W`` has ``K - 1`` free rows of ``K`` entries and ``b`` ``K -
+1`` free entries; ``W = I - 1 e_K^T`` (the identity map, shifted to a zero
+last row) and ``b = 0`` leave ``q`` unchanged and are the starting point of
+the fit. A penalised fit is found over the full ``K x K`` matrix and ``K``
+intercepts, as the paper writes it (starting from ``W = I``, ``b = 0``): the
+penalty then picks, among the parametrisations of one map, the one it
+penalises least (see "Variants and regularisation").
 
 Variants and regularisation
 ---------------------------
@@ -21,8 +24,17 @@ Variants and regularisation
   Eq. 6 without its normalising constants): ``lambda * sum_{i != j} w_ij^2 +
   mu * sum_j b_j^2``. ``penalty="l2"``: ``lambda * sum_ij w_ij^2 + mu *
   sum_j b_j^2`` (``dirichletcal``'s ``reg_lambda`` is this with ``mu =
-  lambda``). Penalties act on the identifiable (zero-last-row) parameters,
-  as in ``dirichletcal``.
+  lambda``). Penalties act on the full ``K x K`` matrix and ``K`` intercepts
+  of the paper, so that ODIR shrinks towards vector scaling (a diagonal
+  ``W``, the identity map included) and neither penalty depends on the order
+  of the classes. ``dirichletcal`` (``ref_row=True``, its default) penalises
+  the parameters after subtracting the last row; its ODIR then penalises the
+  identity map itself (whose shifted rows have ``-1`` in the last column) and
+  shrinks towards a map that ignores the last class's log-probability, and
+  the fit changes when the classes are listed in another order (by up to 0.36
+  in probability on 300 rows with ``lambda = mu = 1``; see the tests).
+  ``dirichletcal`` with ``ref_row=False`` fits the paper's form and agrees
+  with this one (the tests, to 1e-6).
 
 The objective, the weighted mean negative log-likelihood plus the penalty, is
 convex; it is minimised by L-BFGS (:func:`scipy.optimize.minimize`) with its
@@ -63,36 +75,61 @@ __all__ = [
 ]
 
 
-def identity_parameters(n_classes: int, matrix: str = "full") -> np.ndarray:
-    """The flat parameter vector of the identity map (``W = I - 1 e_K^T``, ``b = 0``).
+def identity_parameters(
+    n_classes: int, matrix: str = "full", reference_row: bool = True
+) -> np.ndarray:
+    """The flat parameter vector of the identity map.
 
     Parameters
     ----------
     n_classes : int
         ``K``.
     matrix : {"full", "diagonal"}, default="full"
+    reference_row : bool, default=True
+        True: the identifiable parametrisation with the last row of ``[W, b]``
+        fixed to zero (``W = I - 1 e_K^T``, ``b = 0``); False: the paper's
+        full ``K x K`` matrix and ``K`` intercepts (``W = I``, ``b = 0``),
+        used by penalised fits.
 
     Returns
     -------
     ndarray
-        Full: ``W[:K-1]`` row-major then ``b[:K-1]``; diagonal: ``a`` (``K``)
-        then ``b[:K-1]``.
+        Full: the free rows of ``W`` row-major, then the free intercepts;
+        diagonal: ``a`` (``K``) then the free intercepts. With a reference
+        row there are ``K - 1`` free rows and intercepts, without one ``K``.
     """
     k = n_classes
+    n_intercepts = k - 1 if reference_row else k
     if matrix == "diagonal":
-        return np.concatenate([np.ones(k), np.zeros(k - 1)])
+        return np.concatenate([np.ones(k), np.zeros(n_intercepts)])
+    if not reference_row:
+        return np.concatenate([np.eye(k).ravel(), np.zeros(k)])
     W = np.eye(k)[:-1].copy()
     W[:, -1] = -1.0
     return np.concatenate([W.ravel(), np.zeros(k - 1)])
 
 
+def _free_rows(theta: np.ndarray, k: int, matrix: str) -> int:
+    """Free rows of ``[W, b]`` in ``theta``: ``K - 1`` (a reference row) or ``K``."""
+    size = theta.shape[0]
+    rows = size - k if matrix == "diagonal" else size // (k + 1)
+    if rows not in (k - 1, k) or (matrix != "diagonal" and rows * (k + 1) != size):
+        raise ValueError(
+            f"`theta` has {size} entries, which is no parametrisation of a {matrix} "
+            f"Dirichlet map of {k} classes; build it with identity_parameters({k}, {matrix!r})."
+        )
+    return rows
+
+
 def _unpack(theta: np.ndarray, k: int, matrix: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(W, b)`` with the zero last row: ``W`` of shape (K, K), ``b`` of shape (K,)."""
-    b = np.append(theta[-(k - 1):], 0.0)
+    """``(W, b)``: ``W`` of shape (K, K), ``b`` of shape (K,) (a reference row: zero last row)."""
+    rows = _free_rows(theta, k, matrix)
+    b = np.zeros(k)
+    b[:rows] = theta[-rows:]
     if matrix == "diagonal":
         return np.diag(theta[:k]), b
     W = np.zeros((k, k))
-    W[:-1] = theta[: k * (k - 1)].reshape(k - 1, k)
+    W[:rows] = theta[: rows * k].reshape(rows, k)
     return W, b
 
 
@@ -104,7 +141,8 @@ def dirichlet_logits(log_q: np.ndarray, theta: np.ndarray, matrix: str = "full")
     log_q : ndarray of shape (n, K)
         Log-probabilities.
     theta : ndarray
-        Flat parameters (see :func:`identity_parameters`).
+        Flat parameters, with or without a reference row (see
+        :func:`identity_parameters`).
     matrix : {"full", "diagonal"}, default="full"
 
     Returns
@@ -113,9 +151,9 @@ def dirichlet_logits(log_q: np.ndarray, theta: np.ndarray, matrix: str = "full")
         Its softmax is the calibrated probability.
     """
     k = log_q.shape[1]
-    if matrix == "diagonal":
-        return log_q * theta[:k] + np.append(theta[k:], 0.0)
     W, b = _unpack(theta, k, matrix)
+    if matrix == "diagonal":
+        return log_q * np.diag(W) + b
     return log_q @ W.T + b
 
 
@@ -206,14 +244,17 @@ def dirichlet_objective(
                      + \\mu \\sum_j b_j^2, \\qquad z_i = W \\ln q_i + b,
 
     with ``P`` the off-diagonal entries (``"odir"``) or all entries
-    (``"l2"``) of the free rows of ``W``. With ``G = (softmax(z) - onehot(y))
+    (``"l2"``) of the free rows of ``W`` and ``b`` the free intercepts: all
+    ``K`` rows in the paper's parametrisation (``theta`` without a reference
+    row), the first ``K - 1`` with one. With ``G = (softmax(z) - onehot(y))
     * w / sum(w)``, the gradient is ``G^T ln q`` for ``W`` and ``sum_i G_i``
     for ``b`` (restricted to the free entries), plus the penalty's.
 
     Parameters
     ----------
     theta : ndarray
-        Flat parameters (see :func:`identity_parameters`).
+        Flat parameters, with or without a reference row (see
+        :func:`identity_parameters`).
     log_q : ndarray of shape (n, K)
     labels : ndarray of shape (n,)
         Integer classes ``0..K-1``.
@@ -227,6 +268,7 @@ def dirichlet_objective(
     gradient : ndarray of the shape of ``theta``
     """
     n, k = log_q.shape
+    rows_free = _free_rows(theta, k, matrix)
     z = dirichlet_logits(log_q, theta, matrix)
     lse = np.logaddexp.reduce(z, axis=1)
     rows = np.arange(n)
@@ -238,23 +280,23 @@ def dirichlet_objective(
     grad = np.empty_like(theta)
     if matrix == "diagonal":
         grad[:k] = np.einsum("ij,ij->j", G, log_q)
-        grad[k:] = G[:, :-1].sum(axis=0)
+        grad[k:] = G[:, :rows_free].sum(axis=0)
         if penalty == "l2":
             value += reg_lambda * float(theta[:k] @ theta[:k])
             grad[:k] += 2.0 * reg_lambda * theta[:k]
     else:
-        m = k * (k - 1)
-        grad[:m] = (G[:, :-1].T @ log_q).ravel()
-        grad[m:] = G[:, :-1].sum(axis=0)
-        w = theta[:m].reshape(k - 1, k)
-        mask = np.ones((k - 1, k))
+        m = k * rows_free
+        grad[:m] = (G[:, :rows_free].T @ log_q).ravel()
+        grad[m:] = G[:, :rows_free].sum(axis=0)
+        w = theta[:m].reshape(rows_free, k)
+        mask = np.ones((rows_free, k))
         if penalty == "odir":
-            mask[np.arange(k - 1), np.arange(k - 1)] = 0.0
+            mask[np.arange(rows_free), np.arange(rows_free)] = 0.0
         value += reg_lambda * float(np.sum(mask * w * w))
         grad[:m] += (2.0 * reg_lambda * mask * w).ravel()
-    b = theta[-(k - 1):]
+    b = theta[-rows_free:]
     value += reg_mu * float(b @ b)
-    grad[-(k - 1):] += 2.0 * reg_mu * b
+    grad[-rows_free:] += 2.0 * reg_mu * b
     return value, grad
 
 
@@ -270,7 +312,10 @@ class DirichletCalibrator(MultiClassCalibrator):
         on the intercepts (the paper's ODIR). ``"l2"``: ``reg_lambda`` on all
         weights, ``reg_mu`` on the intercepts.
     reg_lambda, reg_mu : float, default=0.0
-        Penalty strengths (>= 0); both 0 is the maximum-likelihood fit.
+        Penalty strengths (>= 0); both 0 is the maximum-likelihood fit. A
+        penalised fit is found over the paper's full ``K x K`` matrix and
+        ``K`` intercepts (see the module's "Variants and regularisation"), so
+        it does not depend on the order of the classes.
     input : {"score", "decision"}, default="score"
         What ``scores`` holds (bayescal's one ``input`` vocabulary): class
         probabilities (rows in the simplex; a 1-D array is the class-1
@@ -291,9 +336,13 @@ class DirichletCalibrator(MultiClassCalibrator):
     Attributes
     ----------
     coef_ : ndarray of shape (K, K)
-        ``W`` (last row zero).
+        ``W`` (full: last row zero, the fitted matrix minus its last row, the
+        same map; diagonal: ``diag(a)``).
     intercept_ : ndarray of shape (K,)
-        ``b`` (last entry zero).
+        ``b`` minus its last entry (last entry zero).
+    theta_ : ndarray
+        The fitted flat parameters (:func:`identity_parameters`: with a
+        reference row when unpenalised, the paper's full set when penalised).
     n_iter_ : int
         L-BFGS iterations used.
     n_clipped_ : int
@@ -377,7 +426,8 @@ class DirichletCalibrator(MultiClassCalibrator):
     def _fit(self, log_q: np.ndarray, labels: np.ndarray, w: np.ndarray) -> None:
         """Penalised maximum likelihood (``fit``: :class:`MultiClassCalibrator`)."""
         k = log_q.shape[1]
-        theta0 = identity_parameters(k, self.matrix)
+        penalised = float(self.reg_lambda) > 0.0 or float(self.reg_mu) > 0.0
+        theta0 = identity_parameters(k, self.matrix, reference_row=not penalised)
         with limit_blas_threads(1):  # L-BFGS-B's tiny BLAS calls only lose with threads
             res = minimize(
                 dirichlet_objective,
@@ -397,7 +447,10 @@ class DirichletCalibrator(MultiClassCalibrator):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        self.coef_, self.intercept_ = _unpack(res.x, k, self.matrix)
+        W, b = _unpack(res.x, k, self.matrix)
+        # the same map with the last row of [W, b] subtracted (diagonal: W as fitted)
+        self.coef_ = W if self.matrix == "diagonal" else W - W[-1]
+        self.intercept_ = b - b[-1]
         self.theta_ = res.x
         self.n_iter_ = int(res.nit)
 

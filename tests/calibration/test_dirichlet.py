@@ -28,16 +28,21 @@ def _multiclass(n=300, k=3, seed=0):
 
 
 def _reference_objective(theta, log_q, y, k, matrix, penalty, lam, mu):
-    """The objective written independently: full (K, K+1) weights, last row zero."""
+    """The objective written independently: the paper's K x K weights and K intercepts
+    when penalised (Kull et al. 2019, Eq. 6 without its constants), the last row of
+    [W, b] fixed to zero when not."""
+    rows = k if lam > 0 or mu > 0 else k - 1
     if matrix == "full":
-        W = np.vstack([theta[: k * (k - 1)].reshape(k - 1, k), np.zeros((1, k))])
+        W = np.zeros((k, k))
+        W[:rows] = theta[: rows * k].reshape(rows, k)
     else:
         W = np.diag(theta[:k])
-    b = np.append(theta[-(k - 1):], 0.0)
+    b = np.zeros(k)
+    b[:rows] = theta[-rows:]
     logp = log_softmax(log_q @ W.T + b, axis=1)
     nll = -np.mean(logp[np.arange(len(y)), y])
     if matrix == "full":
-        off = W[:-1] * (1 - np.eye(k)[:-1]) if penalty == "odir" else W[:-1]
+        off = W * (1 - np.eye(k)) if penalty == "odir" else W
         reg = lam * np.sum(off**2)
     else:
         reg = lam * np.sum(theta[:k] ** 2) if penalty == "l2" else 0.0
@@ -53,7 +58,7 @@ def test_matches_direct_scipy_optimisation_of_the_objective(matrix, penalty, lam
     cal = DirichletCalibrator(matrix=matrix, penalty=penalty, reg_lambda=lam, reg_mu=mu).fit(q, y)
     ref = minimize(
         _reference_objective,
-        identity_parameters(k, matrix),
+        identity_parameters(k, matrix, reference_row=lam == mu == 0),
         args=(np.log(q), y, k, matrix, penalty, lam, mu),
         method="Powell",
         options={"xtol": 1e-10, "ftol": 1e-14, "maxiter": 200000, "maxfev": 200000},
@@ -181,8 +186,11 @@ def test_class_count_mismatch_between_fit_and_predict(input_):
     [
         ({}, {}),
         ({"matrix": "diagonal"}, {"diagonal": True}),
-        ({"reg_lambda": 1e-2, "reg_mu": 1e-2}, {"reg_lambda": 1e-2, "reg_mu": 1e-2}),
-        ({"penalty": "l2", "reg_lambda": 1e-2, "reg_mu": 1e-2}, {"reg_lambda": 1e-2}),
+        # penalised: the paper's parametrisation, dirichletcal's ref_row=False
+        ({"reg_lambda": 1e-2, "reg_mu": 1e-2},
+         {"reg_lambda": 1e-2, "reg_mu": 1e-2, "ref_row": False}),
+        ({"penalty": "l2", "reg_lambda": 1e-2, "reg_mu": 1e-2},
+         {"reg_lambda": 1e-2, "ref_row": False}),
     ],
 )
 def test_matches_dirichletcal(kwargs, peer_kwargs):
@@ -196,3 +204,34 @@ def test_matches_dirichletcal(kwargs, peer_kwargs):
     peer = peer_cls(optimizer="newton", **peer_kwargs).fit(q, y)
     ours = DirichletCalibrator(**kwargs).fit(q, y)
     np.testing.assert_allclose(ours.predict_proba(q), np.asarray(peer.predict_proba(q)), atol=1e-6)
+
+
+# ---- issue 27: the penalty of the paper, whatever the order of the classes -------------
+
+
+@pytest.mark.parametrize("matrix", ["full", "diagonal"])
+@pytest.mark.parametrize(("penalty", "lam"), [("odir", 0.01), ("odir", 1.0), ("l2", 0.01)])
+def test_penalised_fit_does_not_depend_on_the_order_of_the_classes(matrix, penalty, lam):
+    """Relabelling the classes relabels the calibrated probabilities. The old fit
+    penalised the parameters with the last row subtracted (dirichletcal's ref_row):
+    ODIR at lambda = mu = 1 moved probabilities by 0.36 when the classes were rotated."""
+    q, y = _multiclass(n=300, k=3, seed=7)
+    order = np.array([2, 0, 1])  # new class j is old class order[j]
+    kwargs = dict(matrix=matrix, penalty=penalty, reg_lambda=lam, reg_mu=lam)
+    p = DirichletCalibrator(**kwargs).fit(q, y).predict_proba(q)
+    p_relabelled = DirichletCalibrator(**kwargs).fit(q[:, order], np.argsort(order)[y])
+    np.testing.assert_allclose(p_relabelled.predict_proba(q[:, order]), p[:, order], atol=1e-6)
+
+
+def test_strong_odir_is_vector_scaling_as_in_the_paper():
+    """ODIR penalises the off-diagonal weights and the intercepts: as both grow the map
+    tends to vector scaling on the log-probabilities (a diagonal W, the identity map
+    among them), not to a map that ignores the last class (the reference-row penalty)."""
+    q, y = _multiclass(n=400, k=3, seed=8)
+    full = DirichletCalibrator(reg_lambda=1e4, reg_mu=1e4).fit(q, y)
+    diagonal = DirichletCalibrator(matrix="diagonal", reg_mu=1e4).fit(q, y)
+    np.testing.assert_allclose(full.predict_proba(q), diagonal.predict_proba(q), atol=1e-3)
+    # the last class's log-probability still enters: its weight is that of vector scaling
+    w_last = -full.coef_[0, -1]  # coef_ is W minus its last row: -a_K in the last column
+    np.testing.assert_allclose(w_last, diagonal.coef_[-1, -1], rtol=1e-3)
+    assert w_last > 0.5
