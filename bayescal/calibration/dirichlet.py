@@ -66,7 +66,15 @@ from bayescal.validation import (
 #: Values accepted by ``input`` (see :data:`bayescal.contracts.SCORE_INPUTS`).
 DIRICHLET_INPUTS = ("score", "decision")
 
+#: Penalty strengths searched by ``reg_lambda="cv"`` / ``reg_mu="cv"`` (0: unpenalised).
+DIRICHLET_REG_GRID = (0.0, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+
+#: Folds of that search (class-stratified, fixed seed).
+DIRICHLET_CV_FOLDS = 3
+
 __all__ = [
+    "DIRICHLET_CV_FOLDS",
+    "DIRICHLET_REG_GRID",
     "DirichletCalibrator",
     "dirichlet_log_probabilities",
     "dirichlet_logits",
@@ -225,6 +233,20 @@ def dirichlet_log_probabilities(
     return np.log(q), n_clipped
 
 
+def _class_folds(labels: np.ndarray, n_folds: int) -> np.ndarray:
+    """Fold of each row: within each class the rows, shuffled with a fixed seed, are
+    dealt to the folds in turn (continuing across classes), so every fold gets a share
+    of every class that has at least ``n_folds`` rows."""
+    rng = np.random.default_rng(0)
+    folds = np.empty(labels.shape[0], dtype=int)
+    offset = 0
+    for c in np.unique(labels):
+        idx = rng.permutation(np.flatnonzero(labels == c))
+        folds[idx] = (offset + np.arange(idx.size)) % n_folds
+        offset += idx.size
+    return folds
+
+
 def dirichlet_objective(
     theta: np.ndarray,
     log_q: np.ndarray,
@@ -311,11 +333,16 @@ class DirichletCalibrator(MultiClassCalibrator):
         ``"odir"``: ``reg_lambda`` on the off-diagonal weights and ``reg_mu``
         on the intercepts (the paper's ODIR). ``"l2"``: ``reg_lambda`` on all
         weights, ``reg_mu`` on the intercepts.
-    reg_lambda, reg_mu : float, default=0.0
+    reg_lambda, reg_mu : float or "cv", default="cv"
         Penalty strengths (>= 0); both 0 is the maximum-likelihood fit. A
         penalised fit is found over the paper's full ``K x K`` matrix and
         ``K`` intercepts (see the module's "Variants and regularisation"), so
-        it does not depend on the order of the classes.
+        it does not depend on the order of the classes. ``"cv"`` (the
+        default, as the paper tunes them): chosen from
+        :data:`DIRICHLET_REG_GRID` (0 included) by the weighted log loss of
+        :data:`DIRICHLET_CV_FOLDS`-fold cross-validation on the calibration
+        set (class-stratified folds, a fixed seed); when both are ``"cv"``
+        they are tied, ``reg_lambda = reg_mu``. See Notes.
     input : {"score", "decision"}, default="score"
         What ``scores`` holds (bayescal's one ``input`` vocabulary): class
         probabilities (rows in the simplex; a 1-D array is the class-1
@@ -340,6 +367,10 @@ class DirichletCalibrator(MultiClassCalibrator):
         same map; diagonal: ``diag(a)``).
     intercept_ : ndarray of shape (K,)
         ``b`` minus its last entry (last entry zero).
+    reg_lambda_, reg_mu_ : float
+        The penalty strengths used (chosen by cross-validation for ``"cv"``).
+    cv_log_loss_ : ndarray or None
+        Cross-validated log loss of each grid value (None without ``"cv"``).
     theta_ : ndarray
         The fitted flat parameters (:func:`identity_parameters`: with a
         reference row when unpenalised, the paper's full set when penalised).
@@ -368,6 +399,27 @@ class DirichletCalibrator(MultiClassCalibrator):
     constraint. The paper's penalty divides ``lambda`` by ``K (K - 1)`` and
     ``mu`` by ``K``; here (as in ``dirichletcal`` by default) it does not.
 
+    **Small calibration sets.** The maximum-likelihood map exists only when no
+    direction of the parameters separates the classes; on calibration sets of
+    a few hundred rows, with probabilities that are exactly 0 for some classes
+    (random forests, naive Bayes), that fails often: on the issue-27 sweep
+    (ecoli, seeds, wine, iris; naive Bayes, random forest and logistic
+    regression; 3 folds of at most 336 rows) a linear program found such a
+    direction in 23 of 36 calibration sets, and the unpenalised map's
+    cross-validated log loss was infinite in 13. The weights then grow until
+    the optimiser stops, and the probabilities of scores unlike the
+    calibration scores depend on where it stopped and on ``clip``: a test row
+    ``q = (0.9, 0.1, 0)`` of iris (random forest, 100 calibration rows) got
+    probability 9e-14 for its class, and that fold's Brier score was 0.049 to
+    0.089 depending on the optimiser's tolerance and on ``clip`` (1e-16 or
+    2.2e-16). Kull et al. regularise and tune the penalty by cross-validation;
+    the default ``"cv"`` does so (the grid includes 0, which wins where the
+    data support it; it costs 21 extra fits, 0.3 s on those sets). On that
+    sweep its Brier score, pooled over the folds, was at most 0.004 above
+    scikit-learn's unpenalised multinomial regression on the log-probabilities
+    and 0.007 below it on average (the unpenalised map: up to 0.014 above);
+    single folds ranged from 0.045 below to 0.038 above.
+
     References
     ----------
     Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. &
@@ -388,8 +440,8 @@ class DirichletCalibrator(MultiClassCalibrator):
     _parameter_constraints: dict = {
         "matrix": [StrOptions({"full", "diagonal"})],
         "penalty": [StrOptions({"odir", "l2"})],
-        "reg_lambda": [Interval(Real, 0, None, closed="left")],
-        "reg_mu": [Interval(Real, 0, None, closed="left")],
+        "reg_lambda": [Interval(Real, 0, None, closed="left"), StrOptions({"cv"})],
+        "reg_mu": [Interval(Real, 0, None, closed="left"), StrOptions({"cv"})],
         "input": input_constraint(*DIRICHLET_INPUTS),
         "clip": clip_constraint(),
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -401,8 +453,8 @@ class DirichletCalibrator(MultiClassCalibrator):
         *,
         matrix: str = "full",
         penalty: str = "odir",
-        reg_lambda: float = 0.0,
-        reg_mu: float = 0.0,
+        reg_lambda: float | str = "cv",
+        reg_mu: float | str = "cv",
         input: str = "score",
         clip: float | None = DEFAULT_CLIP,
         max_iter: int = 1000,
@@ -423,22 +475,61 @@ class DirichletCalibrator(MultiClassCalibrator):
         """``(ln q, n_clipped)``, shape ``(n, K)`` (:func:`dirichlet_log_probabilities`)."""
         return dirichlet_log_probabilities(scores, self.input, self.clip, n_classes)
 
-    def _fit(self, log_q: np.ndarray, labels: np.ndarray, w: np.ndarray) -> None:
-        """Penalised maximum likelihood (``fit``: :class:`MultiClassCalibrator`)."""
+    def _minimise(
+        self, log_q: np.ndarray, labels: np.ndarray, w: np.ndarray, lam: float, mu: float
+    ) -> Any:
+        """L-BFGS on :func:`dirichlet_objective` from the identity map."""
         k = log_q.shape[1]
-        penalised = float(self.reg_lambda) > 0.0 or float(self.reg_mu) > 0.0
-        theta0 = identity_parameters(k, self.matrix, reference_row=not penalised)
+        theta0 = identity_parameters(k, self.matrix, reference_row=lam == mu == 0.0)
         with limit_blas_threads(1):  # L-BFGS-B's tiny BLAS calls only lose with threads
-            res = minimize(
+            return minimize(
                 dirichlet_objective,
                 theta0,
-                args=(log_q, labels, w, self.matrix, self.penalty,
-                      float(self.reg_lambda), float(self.reg_mu)),
+                args=(log_q, labels, w, self.matrix, self.penalty, lam, mu),
                 jac=True,
                 method="L-BFGS-B",
                 options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15,
                          "maxcor": 20},
             )
+
+    def _cross_validated_log_loss(
+        self, log_q: np.ndarray, labels: np.ndarray, w: np.ndarray, lam: float, mu: float
+    ) -> float:
+        """Weighted held-out log loss over :data:`DIRICHLET_CV_FOLDS` class-stratified folds."""
+        folds = _class_folds(labels, DIRICHLET_CV_FOLDS)
+        total = 0.0
+        for fold in range(DIRICHLET_CV_FOLDS):
+            held_out = folds == fold
+            if not held_out.any() or held_out.all():
+                continue
+            train = ~held_out
+            res = self._minimise(log_q[train], labels[train], w[train], lam, mu)
+            z = dirichlet_logits(log_q[held_out], res.x, self.matrix)
+            rows = np.arange(z.shape[0])
+            nll = log_softmax(z, axis=1)[rows, labels[held_out]]
+            total -= float(np.dot(w[held_out], nll))
+        return total / float(np.sum(w))
+
+    def _fit(self, log_q: np.ndarray, labels: np.ndarray, w: np.ndarray) -> None:
+        """Penalised maximum likelihood (``fit``: :class:`MultiClassCalibrator`)."""
+        k = log_q.shape[1]
+        lam_cv, mu_cv = self.reg_lambda == "cv", self.reg_mu == "cv"
+        if lam_cv or mu_cv:
+            candidates = [
+                (g if lam_cv else float(self.reg_lambda), g if mu_cv else float(self.reg_mu))
+                for g in DIRICHLET_REG_GRID
+            ]
+            losses = np.array([
+                self._cross_validated_log_loss(log_q, labels, w, lam, mu)
+                for lam, mu in candidates
+            ])
+            lam, mu = candidates[int(np.argmin(losses))]  # ties: the weaker penalty
+            self.cv_log_loss_ = losses
+        else:
+            lam, mu = float(self.reg_lambda), float(self.reg_mu)
+            self.cv_log_loss_ = None
+        self.reg_lambda_, self.reg_mu_ = float(lam), float(mu)
+        res = self._minimise(log_q, labels, w, self.reg_lambda_, self.reg_mu_)
         if not res.success and res.nit >= self.max_iter:
             warnings.warn(
                 f"DirichletCalibrator: L-BFGS stopped after {res.nit} iterations without "
