@@ -653,9 +653,11 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
         self.clip_sensitivity_ = 0.0 if sensitivity is None else sensitivity.mean_change
         if sensitivity is None or not sensitivity.material:
             return (), None
-        remedy = sensitivity.remedy
-        if self.inference != "nuts":
-            remedy += " Any other failure listed: switch to inference='nuts'."
+        remedy = sensitivity.remedy + (
+            " Switch to MCMC (inference='nuts') for any other failure listed, or inspect "
+            "`idata_`." if self.inference != "nuts" else
+            " For any other failure listed: increase `tune`/`draws` or inspect `idata_`."
+        )
         return (sensitivity.describe(type(self).__name__).replace(
             "on average", "on average (maximum-likelihood beta map)"),), remedy
 
