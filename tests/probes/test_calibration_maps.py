@@ -409,7 +409,7 @@ def test_beta_map_centred_agrees_with_the_original_where_it_converged():
 
 def test_beta_map_on_saturated_scores_is_not_converged_and_says_why():
     """Issue 27: the Laplace beta map on spambase naive-Bayes scores depends on the clip
-    convention (Brier 0.009-0.015 apart between 1e-12 and betacal's machine epsilon); it
+    convention (Brier 0.009-0.016 apart between clips 1e-12 and 1e-16); it
     was reported converged without a warning."""
     from tests.calibration._saturated_scores import HAVE_SPAMBASE, spambase_naive_bayes_scores
 
