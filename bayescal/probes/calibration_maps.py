@@ -284,6 +284,7 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
             else 0
         )
         self._prepare(scores, targets, weights)
+        failures, remedy = self._data_failures(scores, targets, weights)
         data = {**self._design(scores), **self._model_data(), "t": targets, "w": weights}
         fit = sample_posterior(
             calibration_map_model,
@@ -304,7 +305,15 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
             var_names=names,
             stacklevel=5,
             pareto_k=fit.pareto_k,
+            failures=failures,
+            remedy=remedy,
         )
+
+    def _data_failures(
+        self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray
+    ) -> tuple[tuple[str, ...], str | None]:
+        """Failures of the fit that the data cause whatever the inference, and their remedy."""
+        return (), None
 
     def _prepare(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
         """Learn data-dependent feature settings (the spline's knots and basis)."""
@@ -530,6 +539,10 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
     feature_centre_ : ndarray of shape (2,)
         Weighted mean ``m`` of ``(log s, -log(1 - s))`` over the calibration
         scores, where the intercept is sampled (see Notes).
+    clip_sensitivity_ : float
+        Mean absolute change of the maximum-likelihood beta map's
+        probabilities on the calibration scores between ``clip`` and the other
+        clip convention (see Notes); 0 when no score is near 0 or 1.
 
     Notes
     -----
@@ -552,6 +565,20 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
     22-435, R-hat up to 1.090 and divergences in 5 fits before; 256-1259,
     R-hat up to 1.019 (above 1.01 in 4 fits) and none with the centring and
     ``target_accept=0.95``.
+
+    **Saturated scores.** A score of exactly 0 or 1 enters at the clip,
+    ``log(clip)``, a convention (bayescal ``1e-12``, ``betacal`` machine
+    epsilon); when most calibration scores are saturated (naive Bayes on many
+    features) the posterior depends on it as the maximum-likelihood map does
+    (:class:`~bayescal.calibration.BetaCalibrator`, same likelihood). ``fit``
+    refits the maximum-likelihood map at the other convention
+    (:func:`~bayescal.calibration.beta.beta_clip_sensitivity`); when its
+    probabilities move by more than
+    :data:`~bayescal.calibration.clip_sensitivity.CLIP_SENSITIVITY_MAX` on
+    average, ``diagnostics_`` records the failure (``converged`` False) and
+    the warning names the cause and what to do, whatever the inference. On
+    spambase naive-Bayes scores (333 rows, 92 % saturated) the Laplace map's
+    test Brier score moved by 0.009-0.016 between clips 1e-12 and 1e-16.
 
     References
     ----------
@@ -615,6 +642,24 @@ class BayesianBetaCalibrator(_BayesianCalibrationMap):
     def _features(self, s: np.ndarray) -> np.ndarray:
         s = clip_probabilities(s, self.clip, owner=type(self).__name__)[0]
         return np.column_stack([np.log(s), -np.log1p(-s)])
+
+    def _data_failures(
+        self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray
+    ) -> tuple[tuple[str, ...], str | None]:
+        """The clip check of the beta map (see Notes): its likelihood's fit at two clips."""
+        from bayescal.calibration.beta import beta_clip_sensitivity
+
+        sensitivity = beta_clip_sensitivity(scores, targets, weights, self.clip)
+        self.clip_sensitivity_ = 0.0 if sensitivity is None else sensitivity.mean_change
+        if sensitivity is None or not sensitivity.material:
+            return (), None
+        remedy = sensitivity.remedy + (
+            " Switch to MCMC (inference='nuts') for any other failure listed, or inspect "
+            "`idata_`." if self.inference != "nuts" else
+            " For any other failure listed: increase `tune`/`draws` or inspect `idata_`."
+        )
+        return (sensitivity.describe(type(self).__name__).replace(
+            "on average", "on average (maximum-likelihood beta map)"),), remedy
 
     #: Sample the intercept at the weighted feature mean (the same prior on c, a, b).
     _centre_features = True

@@ -140,3 +140,60 @@ def test_bad_input(params, scores, y, match):
 def test_clip_accepts_zero_and_one():
     cal = BetaCalibrator(clip=1e-12).fit([0.0, 0.2, 0.4, 0.6, 0.8, 1.0], [0, 0, 1, 0, 1, 1])
     assert np.all(np.isfinite(cal.predict_proba([0.0, 1.0])))
+
+
+# ---- issue 27: a fit that depends on the clip convention says so ----------------------
+
+
+def test_clip_sensitivity_measures_the_change_between_the_two_conventions():
+    from bayescal.calibration.clip_sensitivity import alternative_clip, clip_sensitivity
+
+    eps = np.finfo(float).eps
+    assert alternative_clip(1e-12) == eps and alternative_clip(eps) == 1e-12
+    s = np.array([0.0, 1e-14, 0.3, 0.7, 1.0])
+    w = np.array([1.0, 1.0, 1.0, 1.0, 4.0])
+
+    def fit_predict(clip):  # a stand-in map whose output moves by 0.1 at clip=eps
+        return np.full(s.size, 0.5) + (0.1 if clip == eps else 0.0) * (s != 0.3)
+
+    result = clip_sensitivity(fit_predict, s, w, 1e-12)
+    # weighted mean of |change| = (0.1 + 0.1 + 0 + 0.1 + 4 * 0.1) / 8
+    assert result.mean_change == pytest.approx(0.7 / 8) and result.max_change == pytest.approx(0.1)
+    assert (result.n_saturated, result.n_exact, result.n) == (3, 2, 5) and result.material
+    assert clip_sensitivity(fit_predict, s, w, None) is None  # strict: nothing clipped
+    assert clip_sensitivity(fit_predict, np.array([0.2, 0.8]), np.ones(2), 1e-12) is None
+
+
+def test_unsaturated_scores_are_not_clip_sensitive():
+    s, y = _data(3, n=400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning at all
+        cal = BetaCalibrator().fit(s, y)
+    assert cal.clip_sensitivity_ == 0.0
+
+
+def _spambase():
+    from tests.calibration._saturated_scores import HAVE_SPAMBASE, spambase_naive_bayes_scores
+
+    if not HAVE_SPAMBASE:
+        pytest.skip("the shared data folder (BAYESCAL_DATA) has no spambase")
+    return spambase_naive_bayes_scores()
+
+
+def test_saturated_naive_bayes_scores_warn_that_the_fit_depends_on_the_clip():
+    """Issue 27: on spambase naive-Bayes scores (68 % exactly 0 or 1) the beta map at
+    bayescal's clip and at betacal's differ by 0.03 on average; the old code was silent."""
+    from bayescal.calibration.clip_sensitivity import ClipSensitivityWarning
+
+    s, y = _spambase()
+    with pytest.warns(ClipSensitivityWarning, match=r"clip=2\.2e-16 instead of clip=1e-12"):
+        cal = BetaCalibrator().fit(s, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        other = BetaCalibrator(clip=np.finfo(float).eps).fit(s, y)
+        betacal = _betacal("abm", s[:, None], y).predict(s[:, None])
+    change = np.abs(cal.predict_proba(s)[:, 1] - other.predict_proba(s)[:, 1])
+    assert cal.clip_sensitivity_ == pytest.approx(change.mean(), rel=1e-9)
+    assert cal.clip_sensitivity_ > 0.02
+    # the other convention is betacal's: that fit reproduces the package
+    np.testing.assert_allclose(other.predict_proba(s)[:, 1], betacal, atol=2e-3)

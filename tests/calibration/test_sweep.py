@@ -31,7 +31,8 @@ methods, the venn-abers package for Venn-ABERS, scikit-learn's multinomial
 logistic regression on log-probabilities for the Dirichlet maps (ecoli), and
 scikit-learn's ``LogisticRegression`` and ``GaussianProcessClassifier`` for the
 probes (on features). A cell passes when it is within :data:`PEER_TOLERANCE`
-of that peer or flagged (a warning and ``diagnostics_.converged`` False), and
+of that peer or flagged (a warning and ``diagnostics_.converged`` False; a
+frequentist fit, which has no diagnostics, by its warning alone), and
 never gives an exact 0/1 from a Bayesian model; folds are pooled
 (:func:`pooled_cells`). The Bayesian maps run with Laplace on every fold and
 with NUTS (tiny draws) on the first fold (the spline map too). Two gaps are properties of the
@@ -484,6 +485,12 @@ def _fit_flagged(model, x_fit, y_fit, x_predict):
     return proba, bool(caught), converged
 
 
+def _flag(warned: bool, converged: bool | None) -> bool:
+    """A flag: a warning, and ``diagnostics_.converged`` False where the estimator has
+    diagnostics (``converged`` None: a frequentist fit, whose warning is its flag)."""
+    return warned and converged is not True
+
+
 def _brier(y: np.ndarray, p1: np.ndarray) -> float:
     return float(np.mean((p1 - y) ** 2))
 
@@ -509,7 +516,7 @@ def peer_sweep_binary(dataset: str, rows: int, folds: int, nuts_folds: int = 1) 
             cells.append(PeerCell(
                 where=f"{dataset}/{clf_name}/fold{fold}/{name}", family=family,
                 brier=_brier(y_test, proba[:, 1]), best_peer=best[family],
-                flagged=warned and converged is False, warned=warned, converged=converged,
+                flagged=_flag(warned, converged), warned=warned, converged=converged,
                 exact_01=bayesian and bool(np.any((proba == 0.0) | (proba == 1.0))),
                 n_test=y_test.size))
     return cells
@@ -543,7 +550,7 @@ def peer_sweep_multiclass(dataset: str, rows: int, folds: int) -> list[PeerCell]
             proba, warned, converged = _fit_flagged(model, q_cal, y_cal, q_test)
             cells.append(PeerCell(
                 where=f"{dataset}/{clf_name}/fold{fold}/{name}", family="dirichlet",
-                brier=brier(proba), best_peer=best, flagged=warned and converged is False,
+                brier=brier(proba), best_peer=best, flagged=_flag(warned, converged),
                 warned=warned, converged=converged,
                 exact_01=bayesian and bool(np.any((proba == 0.0) | (proba == 1.0))),
                 n_test=y_test.size))

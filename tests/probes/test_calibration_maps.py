@@ -405,3 +405,30 @@ def test_beta_map_centred_agrees_with_the_original_where_it_converged():
         means.append(draws.mean(axis=0))
         ses.append(draws.std(axis=0) / np.sqrt(cal.diagnostics_.ess_bulk_min))
     assert np.all(np.abs(means[1] - means[0]) <= 4.0 * np.hypot(*ses))
+
+
+def test_beta_map_on_saturated_scores_is_not_converged_and_says_why():
+    """Issue 27: the Laplace beta map on spambase naive-Bayes scores depends on the clip
+    convention (Brier 0.009-0.016 apart between clips 1e-12 and 1e-16); it
+    was reported converged without a warning."""
+    from tests.calibration._saturated_scores import HAVE_SPAMBASE, spambase_naive_bayes_scores
+
+    if not HAVE_SPAMBASE:
+        pytest.skip("the shared data folder (BAYESCAL_DATA) has no spambase")
+    s, y = spambase_naive_bayes_scores()
+    cal = BayesianBetaCalibrator(inference="laplace", draws=100, random_state=0)
+    with pytest.warns(UserWarning, match="set by the clip convention") as record:
+        cal.fit(s, y)
+    assert not cal.diagnostics_.converged
+    assert any("clip convention" in f for f in cal.diagnostics_.failures)
+    assert cal.clip_sensitivity_ > 0.02
+    assert any("IsotonicCalibrator" in str(w.message) for w in record)
+    # well inside (0, 1): no such failure
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.05, 0.95, 300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its Laplace check may fail; not the point here
+        fine = BayesianBetaCalibrator(inference="laplace", draws=100, random_state=0).fit(
+            u, (rng.random(300) < u).astype(int))
+    assert fine.clip_sensitivity_ == 0.0
+    assert not any("clip" in f for f in fine.diagnostics_.failures)
