@@ -288,3 +288,20 @@ def test_single_precision_first_newton_steps_end_at_the_double_precision_mode():
     _, at_mode, _ = laplace_glm_draws(problem, n_draws=300, seed=0)
     np.testing.assert_allclose(np.ravel(at_mode["intercept"]), mode[:1], atol=1e-8)
     np.testing.assert_allclose(np.ravel(at_mode["beta"]), mode[1:], atol=1e-8)
+
+
+def test_two_precision_mode_and_hessian_equal_double_precision_newton():
+    # single-precision Newton steps, one chord step in double precision and the exact
+    # Hessian at its end: the mode and the Hessian of double-precision Newton throughout
+    from bayescal.inference.laplace_glm import _SINGLE_NEWTON_ROWS, _posterior_mode
+
+    for positives in (None, 40):  # a well-conditioned and a rare-event (skewed) posterior
+        glm = _large_blr_problem(n=2 * _SINGLE_NEWTON_ROWS, positives=positives).glm
+        mode, neg_hessian = _posterior_mode(glm)
+        ref_mode, ref_neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+        np.testing.assert_allclose(mode, ref_mode, atol=1e-8)
+        np.testing.assert_allclose(neg_hessian, ref_neg_hessian, rtol=1e-8)
+        # the Hessian is the exact double-precision one at the returned mode
+        np.testing.assert_allclose(neg_hessian, -_former_value_grad_hess(glm, mode)[2],
+                                   rtol=1e-10)
+        assert np.abs(glm.value_grad_hess(mode)[1]).max() < 1e-6
