@@ -61,7 +61,7 @@ def simulate(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 @contextmanager
 def stage_timers(spent: dict[str, float], checked: list[int]):
     """Time the Newton mode and the check inside a fit (CPU seconds, accumulated)."""
-    originals = (laplace_glm.newton_mode, laplace_glm.gaussian_draws_at_mode,
+    originals = (laplace_glm._posterior_mode, laplace_glm.gaussian_draws_at_mode,
                  importance.staged_check)
 
     def timed(name, fn, record=None):
@@ -74,13 +74,13 @@ def stage_timers(spent: dict[str, float], checked: list[int]):
             return out
         return wrapper
 
-    laplace_glm.newton_mode = timed("mode+hessian", originals[0])
+    laplace_glm._posterior_mode = timed("mode+hessian", originals[0])
     laplace_glm.gaussian_draws_at_mode = timed("check", originals[1])
     importance.staged_check = timed("check", originals[2], checked)
     try:
         yield
     finally:
-        (laplace_glm.newton_mode, laplace_glm.gaussian_draws_at_mode,
+        (laplace_glm._posterior_mode, laplace_glm.gaussian_draws_at_mode,
          importance.staged_check) = originals
 
 
@@ -148,11 +148,12 @@ def main() -> None:
     parser.add_argument("--before", action="store_true")
     parser.add_argument("--simulate-check", action="store_true")
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 50_000])
     args = parser.parse_args()
     if args.simulate_check:
         simulate_check()
         return
-    sizes = [2000] if args.quick else [1000, 10_000, 50_000]
+    sizes = [2000] if args.quick else args.sizes
     print(f"load average at start: {os.getloadavg()}")
     columns = ["sklearn LR", "laplace fit", "mode+hessian", "check", "rest"]
     rows = []

@@ -305,3 +305,53 @@ def test_two_precision_mode_and_hessian_equal_double_precision_newton():
         np.testing.assert_allclose(neg_hessian, -_former_value_grad_hess(glm, mode)[2],
                                    rtol=1e-10)
         assert np.abs(glm.value_grad_hess(mode)[1]).max() < 1e-6
+
+
+def test_compiled_products_of_one_plus_exp_equal_double_precision():
+    # the numba kernel's single-precision exp (range reduction, degree-7 polynomial,
+    # exponent bits) and its products over groups of rows, against float64
+    from bayescal._kernels.softplus import exp_plus_one_products
+
+    rng = np.random.default_rng(7)
+    z = -np.abs(rng.normal(0.0, 3.0, size=(250, 33)))  # 250 rows: a short last group
+    z[:, 0] = np.linspace(-200.0, 5.0, 250)  # far below -87 (factor 1) to sign flips
+    z[[5, 125, 245], 1] = [30.0, 45.0, 60.0]  # one large factor per group (no overflow)
+    offset = rng.normal(0.0, 1.0, 250)
+    sign = rng.choice([-1.0, 1.0], 250)
+    shift = rng.normal(0.0, 0.1, 33)
+    b = (z - offset[:, None]) / sign[:, None] - shift  # so that offset + sign (b + shift) = z
+    f32 = np.float32
+    out = np.empty((3, 33), dtype=f32)
+    exp_plus_one_products(b.astype(f32), offset.astype(f32), sign.astype(f32),
+                          shift.astype(f32), 120, out)
+    exact = offset[:, None] + sign[:, None] * (b.astype(f32).astype(float) + shift.astype(f32))
+    groups = np.split(np.log1p(np.exp(exact)), [120, 240])
+    reference = np.array([g.sum(axis=0) for g in groups])
+    np.testing.assert_allclose(np.log(out.astype(float)), reference, rtol=1e-5, atol=2e-5)
+    # a factor beyond single precision's range makes its group's product infinite
+    b[130, 2] = (100.0 - offset[130]) / sign[130] - shift[2]
+    exp_plus_one_products(b.astype(f32), offset.astype(f32), sign.astype(f32),
+                          shift.astype(f32), 120, out)
+    assert np.isinf(out[1, 2]) and np.all(np.isfinite(np.delete(out, 2, axis=1)))
+
+
+@pytest.mark.parametrize("far", [False, True])
+def test_compiled_and_numpy_single_precision_log_density_agree(monkeypatch, far):
+    # the two single-precision paths of log_density_many (numba kernel and NumPy), and
+    # draws far from their mean (a product overflows: that block in double precision)
+    import bayescal.inference.laplace_glm as laplace_glm
+
+    glm = _large_blr_problem(n=3000).glm
+    mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+    thetas = gaussian_draws_at_mode(mode, neg_hessian, 300, 0)[2]
+    if far:
+        thetas[5] = -60.0 * mode  # opposite signs to the mean's: some -zeta beyond 88
+        eta = glm._centred @ thetas[:, 1:].T + thetas[:, 0]
+        assert np.abs(eta).max() > 100.0
+    reference = _reference_log_density(glm, thetas)
+    results = {}
+    for compiled, threshold in (("numba", 0), ("numpy", 10**12)):
+        monkeypatch.setattr(laplace_glm, "_COMPILED_MIN_ELEMENTS", threshold)
+        results[compiled] = glm.log_density_many(thetas, single=True)
+        assert np.abs(results[compiled] - reference).max() < 1e-3 * (1 + far * 10)
+    np.testing.assert_allclose(results["numba"], results["numpy"], atol=1e-3 * (1 + far * 10))
