@@ -46,7 +46,9 @@ __all__ = ["GLMProblem", "LogisticGLM", "gaussian_draws_at_mode", "laplace_glm_d
            "newton_mode"]
 
 #: Elements (rows x draws) of the linear-predictor block evaluated at once when the log
-#: density is evaluated at many draws: 2^16 doubles (512 KiB) stay in a core's L2 cache.
+#: density is evaluated at many draws: 2^17 (512 KiB in single precision, the check's)
+#: stay in a core's L2 cache between the matrix product that writes them and the pass
+#: that reads them.
 _CHUNK_ELEMENTS = 131_072
 
 #: From this many rows, Newton's method takes its first steps (until the Newton
@@ -202,8 +204,9 @@ class LogisticGLM:
             False returns ``(value, None, None)``.
         single : bool, default=False
             Linear predictors, their derivatives and the Hessian's product in
-            single precision (sums in double): 1.8x as fast at n = 5 x 10^4,
-            for the first Newton steps far from the mode (:func:`laplace_glm_draws`).
+            single precision (element-wise terms and sums in double): 1.5x as
+            fast at n = 5 x 10^4, for the Newton steps before the last
+            (:func:`_posterior_mode`).
 
         Returns
         -------
@@ -431,7 +434,10 @@ class LogisticGLM:
         With ``eta_bar`` the linear predictor at the draws' mean, ``s_i`` its
         sign and ``zeta_is = s_i eta_is = |eta_bar_i| + s_i (1, G_i) delta_s``
         (``delta_s`` the draw's offset from the mean; one single-precision
-        matrix product with the signed design and ``|eta_bar|`` as a column),
+        matrix product with the signed design and ``|eta_bar|`` as a column, or
+        with equal weights from :data:`_COMPILED_MIN_ELEMENTS` on the product
+        of the design and the offsets, moved and signed in the compiled kernel
+        of :meth:`_log1p_exp_sums_compiled`),
         ``log1pexp(eta) = [s = +1] zeta + log1p(exp(-zeta))`` holds for every
         ``zeta``. The first sum is linear in ``delta`` and taken in double
         precision; the second has terms below ``log 2`` except on rows whose
