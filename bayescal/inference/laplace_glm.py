@@ -213,6 +213,12 @@ class LogisticGLM:
         value : float
         grad : ndarray of shape (p,)
         hess : ndarray of shape (p, p)
+
+        Notes
+        -----
+        The row-wise terms go into buffers kept with the instance (allocated at
+        the first call): one instance is not to be evaluated from two threads
+        at once.
         """
         theta = np.asarray(theta, dtype=float)
         value, gprior, hprior, coef = self._prior(theta)
