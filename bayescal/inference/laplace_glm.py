@@ -66,6 +66,11 @@ _HESSIAN_BLOCK_ROWS = 4096
 #: reaches a decrement of about 1e-11, where its rounding stops it.
 _SINGLE_NEWTON_DECREMENT = 1e-4
 
+#: Below this Newton decrement the mode is taken one Newton step beyond the last point
+#: evaluated in double precision, and the Hessian at that point is returned
+#: (:func:`_posterior_mode`): the step's Mahalanobis length is below 1.5e-6.
+_UNEVALUATED_STEP_DECREMENT = 1e-12
+
 #: Factors ``1 + exp(-|eta|)``, each in (1, 2], multiplied before one logarithm: at most
 #: 2^120, inside single precision's range (2^128).
 _PRODUCT_ROWS = 120
@@ -203,10 +208,10 @@ class LogisticGLM:
         derivatives : bool, default=True
             False returns ``(value, None, None)``.
         single : bool, default=False
-            Linear predictors, their derivatives and the Hessian's product in
-            single precision (element-wise terms and sums in double): 1.5x as
-            fast at n = 5 x 10^4, for the Newton steps before the last
-            (:func:`_posterior_mode`).
+            The gradient's and the Hessian's products with the design in single
+            precision (the value, the linear predictors and the element-wise
+            terms in double): 1.5x as fast at n = 5 x 10^4, for the Newton
+            steps before the last (:func:`_posterior_mode`).
 
         Returns
         -------
@@ -224,8 +229,11 @@ class LogisticGLM:
         value, gprior, hprior, coef = self._prior(theta)
         design = self._centred if not single else self._design_single()
         work = self._workspace(design.dtype)
-        eta = np.matmul(design, coef.astype(design.dtype), out=work["eta"])
-        eta += design.dtype.type(theta[0])
+        # the linear predictor in double precision whatever ``single`` says: rounding
+        # the intercept to single precision alone would move the value by n * 2^-24 |c_0|
+        # (1e-3 at n = 10^4, c_0 = -6), more than a Newton step near the mode gains
+        eta = np.matmul(self._centred, coef, out=work["eta"])
+        eta += theta[0]
         # sum w [t log sigma(eta) + (1 - t) log(1 - sigma(eta))] = sum w t eta - sum w log1pexp(eta),
         # log1pexp(eta) = max(eta, 0) + log1p(exp(-|eta|)): one vectorised exp and log1p per row,
         # in double precision, into buffers kept with the problem (no allocation per step)
@@ -302,7 +310,7 @@ class LogisticGLM:
         if key not in self._cache:
             n_rows, m = self._centred.shape
             work = {name: np.empty(n_rows) for name in ("a", "b", "c")}
-            work["eta"] = np.empty(n_rows, dtype=dtype)
+            work["eta"] = np.empty(n_rows)
             work["cast"] = np.empty(n_rows, dtype=dtype)
             work["block"] = np.empty((min(n_rows, _HESSIAN_BLOCK_ROWS), m), dtype=dtype)
             self._cache[key] = work
@@ -568,6 +576,7 @@ def newton_mode(
     max_iter: int = 200,
     gtol: float = 1e-10,
     polish: bool = True,
+    initial: tuple[float, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Maximise a smooth log density by damped Newton steps with backtracking.
 
@@ -587,6 +596,8 @@ def newton_mode(
         Hessian there. False returns the point after that step without
         evaluating it, with the negative Hessian of the point before it (a
         warm start for a more precise evaluation, :func:`laplace_glm_draws`).
+    initial : tuple, optional
+        ``value_grad_hess(x0)`` when the caller has it (saves one evaluation).
 
     Returns
     -------
@@ -604,7 +615,7 @@ def newton_mode(
         positive definite.
     """
     x = np.asarray(x0, dtype=float).copy()
-    value, grad, hess = value_grad_hess(x)
+    value, grad, hess = value_grad_hess(x) if initial is None else initial
     for it in range(1, max_iter + 1):
         neg = -hess
         damping = 0.0
@@ -739,14 +750,19 @@ def _posterior_mode(glm: LogisticGLM, *, gtol: float = 1e-10) -> tuple[np.ndarra
     precision with the last single-precision Hessian (a chord step: that
     Hessian is within about 1e-4 of the exact one, so the step leaves a
     decrement of about 1e-8 times the one it starts from), and the exact
-    value, gradient and Hessian at its end: when their decrement is below
-    ``gtol`` that point is the mode and its Hessian is returned, as
-    :func:`newton_mode` in double precision throughout would return them
-    (``tests/inference/test_laplace_glm.py``); otherwise double-precision
-    Newton continues from there. Four single-precision and two
-    double-precision evaluations at n = 5 x 10^4, against four and three
-    for a double-precision finish by :func:`newton_mode` and six for
-    double precision throughout.
+    value, gradient and Hessian at its end. When their decrement is below
+    ``gtol`` and :data:`_UNEVALUATED_STEP_DECREMENT` (in practice it is below
+    1e-13), the mode is that point plus the Newton step from it and the
+    Hessian is the one at that point, a step of Mahalanobis length below
+    1.5e-6 away: :func:`newton_mode` in
+    double precision throughout takes the same last step and evaluates the
+    Hessian at its end (mode and Hessian equal to 1e-8 in
+    ``tests/inference/test_laplace_glm.py``). Otherwise double-precision
+    Newton continues from there. Four single-precision evaluations (the
+    value and the linear predictors in double precision, the products with
+    the design in single), one gradient and one full evaluation in double
+    precision at n = 5 x 10^4, against four and three full ones for the
+    former double-precision finish and six for double precision throughout.
     """
     if glm.design.shape[0] < _SINGLE_NEWTON_ROWS:
         return newton_mode(glm.value_grad_hess, glm.start(), gtol=gtol)[:2]
@@ -761,16 +777,19 @@ def _posterior_mode(glm: LogisticGLM, *, gtol: float = 1e-10) -> tuple[np.ndarra
         return newton_mode(glm.value_grad_hess, glm.start(), gtol=gtol)[:2]
     _, grad = glm.value_and_grad(near)
     mode = near + np.linalg.solve(neg_single, grad)
-    _, grad, hess = glm.value_grad_hess(mode)
+    evaluated = glm.value_grad_hess(mode)
+    _, grad, hess = evaluated
     neg = -hess
     try:
         chol = np.linalg.cholesky(neg)
     except np.linalg.LinAlgError:
-        return newton_mode(glm.value_grad_hess, mode, gtol=gtol)[:2]
-    half = np.linalg.solve(chol, grad)
-    if 0.5 * float(half @ half) < gtol:  # the decrement g^T H^-1 g / 2
-        return mode, neg
-    return newton_mode(glm.value_grad_hess, mode, gtol=gtol)[:2]
+        chol = None
+    if chol is not None:
+        half = np.linalg.solve(chol, grad)
+        if 0.5 * float(half @ half) < min(gtol, _UNEVALUATED_STEP_DECREMENT):
+            # newton_mode's last full step (g^T H^-1 g / 2 is the decrement), not evaluated
+            return mode + np.linalg.solve(chol.T, half), neg
+    return newton_mode(glm.value_grad_hess, mode, gtol=gtol, initial=evaluated)[:2]
 
 
 def gaussian_draws_at_mode(

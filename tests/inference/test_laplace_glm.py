@@ -301,9 +301,10 @@ def test_two_precision_mode_and_hessian_equal_double_precision_newton():
         ref_mode, ref_neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
         np.testing.assert_allclose(mode, ref_mode, atol=1e-8)
         np.testing.assert_allclose(neg_hessian, ref_neg_hessian, rtol=1e-8)
-        # the Hessian is the exact double-precision one at the returned mode
-        np.testing.assert_allclose(neg_hessian, -_former_value_grad_hess(glm, mode)[2],
-                                   rtol=1e-10)
+        # the Hessian is the exact double-precision one at the returned mode, or at the
+        # point one unevaluated Newton step before it (decrement below 1e-12)
+        at_mode = -_former_value_grad_hess(glm, mode)[2]
+        np.testing.assert_allclose(neg_hessian, at_mode, atol=1e-8 * np.abs(at_mode).max())
         assert np.abs(glm.value_grad_hess(mode)[1]).max() < 1e-6
 
 
@@ -355,3 +356,28 @@ def test_compiled_and_numpy_single_precision_log_density_agree(monkeypatch, far)
         results[compiled] = glm.log_density_many(thetas, single=True)
         assert np.abs(results[compiled] - reference).max() < 1e-3 * (1 + far * 10)
     np.testing.assert_allclose(results["numba"], results["numpy"], atol=1e-3 * (1 + far * 10))
+
+
+def test_single_precision_steps_see_the_exact_value_near_a_rare_event_mode():
+    # 40 positives in 10,000 rows: intercept about -5.5. Rounding it (or the linear
+    # predictors) to single precision would move the value by about 1e-3, more than a
+    # Newton step gains near the mode, and stall the line search for hundreds of
+    # evaluations; the single-precision evaluation keeps the value exact
+    from bayescal.inference.laplace_glm import _posterior_mode
+
+    glm = _large_blr_problem(n=10_000, seed=1, positives=40).glm
+    mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+    assert mode[0] < -5.0
+    for theta in (mode, mode + 1e-3):
+        value32, grad32, _ = glm.value_grad_hess(theta, single=True)
+        value64, grad64, _ = glm.value_grad_hess(theta)
+        assert value32 == pytest.approx(value64, rel=1e-14, abs=1e-10)
+        np.testing.assert_allclose(grad32, grad64, atol=1e-3)
+    calls = []
+    evaluate = glm.value_grad_hess
+    object.__setattr__(glm, "value_grad_hess",
+                       lambda theta, **kw: calls.append(kw) or evaluate(theta, **kw))
+    found, found_hessian = _posterior_mode(glm)
+    assert len(calls) < 20
+    np.testing.assert_allclose(found, mode, atol=1e-6)
+    np.testing.assert_allclose(found_hessian, neg_hessian, atol=1e-6 * np.abs(neg_hessian).max())
