@@ -62,8 +62,8 @@ _SINGLE_NEWTON_ROWS = 2_000
 _HESSIAN_BLOCK_ROWS = 4096
 
 #: The Newton decrement at which the single-precision steps hand over to double
-#: precision (:func:`_posterior_mode`): from about 1e-5 single precision's next step
-#: reaches a decrement of about 1e-11, where its rounding stops it.
+#: precision (:func:`_posterior_mode`): below it one chord step in double precision
+#: reaches a decrement below 1e-12 (at 10^-3 it did not on rare-event posteriors).
 _SINGLE_NEWTON_DECREMENT = 1e-4
 
 #: Below this Newton decrement the mode is taken one Newton step beyond the last point
@@ -595,7 +595,7 @@ def newton_mode(
         At convergence, take one last full Newton step and evaluate the
         Hessian there. False returns the point after that step without
         evaluating it, with the negative Hessian of the point before it (a
-        warm start for a more precise evaluation, :func:`laplace_glm_draws`).
+        warm start for a more precise evaluation, :func:`_posterior_mode`).
     initial : tuple, optional
         ``value_grad_hess(x0)`` when the caller has it (saves one evaluation).
 
@@ -744,25 +744,25 @@ def _posterior_mode(glm: LogisticGLM, *, gtol: float = 1e-10) -> tuple[np.ndarra
     """The mode of ``glm``'s log posterior and its negative Hessian there (double precision).
 
     Below :data:`_SINGLE_NEWTON_ROWS` rows, :func:`newton_mode` in double
-    precision. From there on Newton's method runs in single precision until
-    the Newton decrement falls below :data:`_SINGLE_NEWTON_DECREMENT` (about
-    where single precision's rounding stops it); then one step in double
-    precision with the last single-precision Hessian (a chord step: that
-    Hessian is within about 1e-4 of the exact one, so the step leaves a
-    decrement of about 1e-8 times the one it starts from), and the exact
-    value, gradient and Hessian at its end. When their decrement is below
-    ``gtol`` and :data:`_UNEVALUATED_STEP_DECREMENT` (in practice it is below
-    1e-13), the mode is that point plus the Newton step from it and the
-    Hessian is the one at that point, a step of Mahalanobis length below
-    1.5e-6 away: :func:`newton_mode` in
-    double precision throughout takes the same last step and evaluates the
-    Hessian at its end (mode and Hessian equal to 1e-8 in
-    ``tests/inference/test_laplace_glm.py``). Otherwise double-precision
-    Newton continues from there. Four single-precision evaluations (the
-    value and the linear predictors in double precision, the products with
-    the design in single), one gradient and one full evaluation in double
-    precision at n = 5 x 10^4, against four and three full ones for the
-    former double-precision finish and six for double precision throughout.
+    precision. From there on Newton's method takes its steps with the
+    products of the design in single precision (the value, the linear
+    predictors and the row-wise terms in double) until the Newton decrement
+    falls below :data:`_SINGLE_NEWTON_DECREMENT`; then one step from the
+    exact double-precision gradient with the last single-precision Hessian
+    (a chord step: that Hessian is within about 1e-4 to 1e-3 of the exact
+    one, so the step leaves a decrement of about 1e-8 to 1e-6 times the one
+    it starts from), and the exact value, gradient and Hessian at its end.
+    When their decrement is below ``gtol`` and
+    :data:`_UNEVALUATED_STEP_DECREMENT` (in practice it is below 1e-13), the
+    mode is that point plus the Newton step from it and the Hessian is the
+    one at that point, a step of Mahalanobis length below 1.5e-6 away:
+    :func:`newton_mode` in double precision throughout takes the same last
+    step and evaluates the Hessian at its end (mode and Hessian equal to
+    1e-8 in ``tests/inference/test_laplace_glm.py``). Otherwise
+    double-precision Newton continues from there. Four single-precision
+    evaluations, one gradient and one full evaluation in double precision at
+    n = 5 x 10^4, against four and three full ones for the former
+    double-precision finish and six for double precision throughout.
     """
     if glm.design.shape[0] < _SINGLE_NEWTON_ROWS:
         return newton_mode(glm.value_grad_hess, glm.start(), gtol=gtol)[:2]
