@@ -12,5 +12,8 @@ cycle. This package's ``__init__`` imports nothing.
   pooling) and the CORP reliability diagram (:mod:`bayescal.metrics.corp`);
 * :mod:`~bayescal._kernels.pava` — its numba PAV pass on pooled points;
 * :mod:`~bayescal._kernels.sorting` — sorting scores and pooling ties by integer
-  keys (numba).
+  keys (numba);
+* :mod:`~bayescal._kernels.softplus` — products of ``1 + exp(z)`` over groups of
+  rows in one vectorised pass (numba), the inner loop of the Laplace check's exact
+  log density (:mod:`bayescal.inference.laplace_glm`).
 """

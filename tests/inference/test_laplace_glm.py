@@ -288,3 +288,96 @@ def test_single_precision_first_newton_steps_end_at_the_double_precision_mode():
     _, at_mode, _ = laplace_glm_draws(problem, n_draws=300, seed=0)
     np.testing.assert_allclose(np.ravel(at_mode["intercept"]), mode[:1], atol=1e-8)
     np.testing.assert_allclose(np.ravel(at_mode["beta"]), mode[1:], atol=1e-8)
+
+
+def test_two_precision_mode_and_hessian_equal_double_precision_newton():
+    # single-precision Newton steps, one chord step in double precision and the exact
+    # Hessian at its end: the mode and the Hessian of double-precision Newton throughout
+    from bayescal.inference.laplace_glm import _SINGLE_NEWTON_ROWS, _posterior_mode
+
+    for positives in (None, 40):  # a well-conditioned and a rare-event (skewed) posterior
+        glm = _large_blr_problem(n=2 * _SINGLE_NEWTON_ROWS, positives=positives).glm
+        mode, neg_hessian = _posterior_mode(glm)
+        ref_mode, ref_neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+        np.testing.assert_allclose(mode, ref_mode, atol=1e-8)
+        np.testing.assert_allclose(neg_hessian, ref_neg_hessian, rtol=1e-8)
+        # the Hessian is the exact double-precision one at the returned mode, or at the
+        # point one unevaluated Newton step before it (decrement below 1e-12)
+        at_mode = -_former_value_grad_hess(glm, mode)[2]
+        np.testing.assert_allclose(neg_hessian, at_mode, atol=1e-8 * np.abs(at_mode).max())
+        assert np.abs(glm.value_grad_hess(mode)[1]).max() < 1e-6
+
+
+def test_compiled_products_of_one_plus_exp_equal_double_precision():
+    # the numba kernel's single-precision exp (range reduction, degree-7 polynomial,
+    # exponent bits) and its products over groups of rows, against float64
+    from bayescal._kernels.softplus import exp_plus_one_products
+
+    rng = np.random.default_rng(7)
+    z = -np.abs(rng.normal(0.0, 3.0, size=(250, 33)))  # 250 rows: a short last group
+    z[:, 0] = np.linspace(-200.0, 5.0, 250)  # far below -87 (factor 1) to sign flips
+    z[[5, 125, 245], 1] = [30.0, 45.0, 60.0]  # one large factor per group (no overflow)
+    offset = rng.normal(0.0, 1.0, 250)
+    sign = rng.choice([-1.0, 1.0], 250)
+    shift = rng.normal(0.0, 0.1, 33)
+    b = (z - offset[:, None]) / sign[:, None] - shift  # so that offset + sign (b + shift) = z
+    f32 = np.float32
+    out = np.empty((3, 33), dtype=f32)
+    exp_plus_one_products(b.astype(f32), offset.astype(f32), sign.astype(f32),
+                          shift.astype(f32), 120, out)
+    exact = offset[:, None] + sign[:, None] * (b.astype(f32).astype(float) + shift.astype(f32))
+    groups = np.split(np.log1p(np.exp(exact)), [120, 240])
+    reference = np.array([g.sum(axis=0) for g in groups])
+    np.testing.assert_allclose(np.log(out.astype(float)), reference, rtol=1e-5, atol=2e-5)
+    # a factor beyond single precision's range makes its group's product infinite
+    b[130, 2] = (100.0 - offset[130]) / sign[130] - shift[2]
+    exp_plus_one_products(b.astype(f32), offset.astype(f32), sign.astype(f32),
+                          shift.astype(f32), 120, out)
+    assert np.isinf(out[1, 2]) and np.all(np.isfinite(np.delete(out, 2, axis=1)))
+
+
+@pytest.mark.parametrize("far", [False, True])
+def test_compiled_and_numpy_single_precision_log_density_agree(monkeypatch, far):
+    # the two single-precision paths of log_density_many (numba kernel and NumPy), and
+    # draws far from their mean (a product overflows: that block in double precision)
+    import bayescal.inference.laplace_glm as laplace_glm
+
+    glm = _large_blr_problem(n=3000).glm
+    mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+    thetas = gaussian_draws_at_mode(mode, neg_hessian, 300, 0)[2]
+    if far:
+        thetas[5] = -60.0 * mode  # opposite signs to the mean's: some -zeta beyond 88
+        eta = glm._centred @ thetas[:, 1:].T + thetas[:, 0]
+        assert np.abs(eta).max() > 100.0
+    reference = _reference_log_density(glm, thetas)
+    results = {}
+    for compiled, threshold in (("numba", 0), ("numpy", 10**12)):
+        monkeypatch.setattr(laplace_glm, "_COMPILED_MIN_ELEMENTS", threshold)
+        results[compiled] = glm.log_density_many(thetas, single=True)
+        assert np.abs(results[compiled] - reference).max() < 1e-3 * (1 + far * 10)
+    np.testing.assert_allclose(results["numba"], results["numpy"], atol=1e-3 * (1 + far * 10))
+
+
+def test_single_precision_steps_see_the_exact_value_near_a_rare_event_mode():
+    # 40 positives in 10,000 rows: intercept about -5.5. Rounding it (or the linear
+    # predictors) to single precision would move the value by about 1e-3, more than a
+    # Newton step gains near the mode, and stall the line search for hundreds of
+    # evaluations; the single-precision evaluation keeps the value exact
+    from bayescal.inference.laplace_glm import _posterior_mode
+
+    glm = _large_blr_problem(n=10_000, seed=1, positives=40).glm
+    mode, neg_hessian, _ = newton_mode(glm.value_grad_hess, glm.start())
+    assert mode[0] < -5.0
+    for theta in (mode, mode + 1e-3):
+        value32, grad32, _ = glm.value_grad_hess(theta, single=True)
+        value64, grad64, _ = glm.value_grad_hess(theta)
+        assert value32 == pytest.approx(value64, rel=1e-14, abs=1e-10)
+        np.testing.assert_allclose(grad32, grad64, atol=1e-3)
+    calls = []
+    evaluate = glm.value_grad_hess
+    object.__setattr__(glm, "value_grad_hess",
+                       lambda theta, **kw: calls.append(kw) or evaluate(theta, **kw))
+    found, found_hessian = _posterior_mode(glm)
+    assert len(calls) < 20
+    np.testing.assert_allclose(found, mode, atol=1e-6)
+    np.testing.assert_allclose(found_hessian, neg_hessian, atol=1e-6 * np.abs(neg_hessian).max())
