@@ -9,10 +9,12 @@ import numpy as np
 
 from bayescal._compat.param_validation import Interval, StrOptions
 from bayescal.probes.binning.cells import ScoreCells, _beta_posterior, _cumulative_counts
+from bayescal.probes.binning.conflict import NEUTRAL_PRIOR_MEAN_CLIP, prior_conflict_check
 from bayescal.probes.binning.estimator import (
     BINNING_CONSTRAINTS,
     CUT_PROBABILITY_CONSTRAINT,
     _BayesianBinning,
+    merge_check,
 )
 from bayescal.probes.binning.exact_dp import (
     _abb_cell_mean,
@@ -196,7 +198,11 @@ class SBBCalibrator(_BayesianBinning):
         selected_mass = float(np.exp(min(log_score - dp.log_evidence, 0.0)))
         extra["selected_posterior_mass"] = selected_mass
         if st.size == 1:
-            extra.update(_constant_map_check(selected_mass, float(a[0] / (a[0] + b[0]))))
+            merge_check(extra, _constant_map_check(selected_mass, float(a[0] / (a[0] + b[0]))))
+        merge_check(extra, _conflict_over_binnings(
+            cells, q, ess, dp.log_evidence, exact=self.method == "exact",
+            max_cut_points=max_cut_points, boundary_points=True,
+            binnings="the binnings SBB selects among"))
         return posterior, {"log_evidence": dp.log_evidence, "log_score_selected": log_score,
                            "method": self.method, **extra}
 
@@ -219,12 +225,29 @@ def _constant_map_check(selected_mass: float, value: float) -> dict:
                f"{1 - selected_mass:.2f} of the posterior mass and selection discards them")
     return {
         "constant_map": True,
-        "failures": [
+        "failure": (
             f"constant map: the selected binning is a single bin, every score -> {value:.4g} "
             f"(posterior mass {selected_mass:.2f} among the binnings searched); {why}"
-        ],
+        ),
         "remedy": "Use ABBCalibrator (averages over the binnings) or a larger `cut_probability`.",
     }
+
+
+def _conflict_over_binnings(cells: ScoreCells, q: float, ess: float, log_evidence: float, *,
+                            exact: bool, max_cut_points: int | None, boundary_points: bool,
+                            binnings: str) -> dict:
+    """The prior-data conflict check of SBB and ABB (:mod:`~bayescal.probes.binning.conflict`).
+
+    The neutral evidence sums over the same binnings as ``log_evidence``: all
+    of them (``exact``; the pruned programme without thinning, exact to its
+    50-nat pruning margin) or the same candidate cut points.
+    """
+    neutral = pruned_dynamic_programme(
+        cells, cut_probability=q, prior_strength=ess,
+        max_cut_points=None if exact else max_cut_points,
+        boundary_points=False if exact else boundary_points,
+        prior_mean_clip=NEUTRAL_PRIOR_MEAN_CLIP)
+    return prior_conflict_check(log_evidence, neutral.log_evidence, binnings)
 
 
 class ABBCalibrator(_BayesianBinning):
@@ -363,9 +386,14 @@ class ABBCalibrator(_BayesianBinning):
         posterior = BinningPosterior(
             np.full(n_binnings, 1.0 / n_binnings), starts, alpha, beta, np.asarray(logev)
         )
-        return posterior, {
+        extra = {
             "cell_mean": cell_mean,
             "log_evidence": dp.log_evidence,
             "method": self.method,
             "n_cut_points": n_cut_points,
         }
+        merge_check(extra, _conflict_over_binnings(
+            cells, q, ess, dp.log_evidence, exact=self.method == "exact",
+            max_cut_points=max_cut_points, boundary_points=False,
+            binnings="the binnings ABB averages"))
+        return posterior, extra

@@ -10,7 +10,8 @@ from scipy.special import logsumexp
 
 from bayescal._compat.param_validation import Interval
 from bayescal.probes.binning.cells import ScoreCells, _beta_posterior, _cumulative_counts
-from bayescal.probes.binning.estimator import BINNING_CONSTRAINTS, _BayesianBinning
+from bayescal.probes.binning.conflict import NEUTRAL_PRIOR_MEAN_CLIP, prior_conflict_check
+from bayescal.probes.binning.estimator import BINNING_CONSTRAINTS, _BayesianBinning, merge_check
 from bayescal.probes.binning.posterior import BinningPosterior
 
 __all__ = ["BBQCalibrator", "bbq_bin_range", "equal_frequency_starts"]
@@ -190,7 +191,7 @@ class BBQCalibrator(_BayesianBinning):
         low, high = bbq_bin_range(n_samples, float(self.spread))
         cum_w = np.cumsum(cells.positives + cells.negatives)
         cumulative = _cumulative_counts(cells)
-        starts_all, alpha_all, beta_all, logev = [], [], [], []
+        starts_all, alpha_all, beta_all, logev, logev_neutral = [], [], [], [], []
         for n_bins in range(low, high + 1):
             st = equal_frequency_starts(cum_w, n_bins)
             a, b, ll = _beta_posterior(cells, st, ess, cumulative)
@@ -198,6 +199,8 @@ class BBQCalibrator(_BayesianBinning):
             alpha_all.append(a)
             beta_all.append(b)
             logev.append(ll)
+            logev_neutral.append(_beta_posterior(cells, st, ess, cumulative,
+                                                 prior_mean_clip=NEUTRAL_PRIOR_MEAN_CLIP)[2])
         logev = np.asarray(logev)
         w = np.exp(logev - logsumexp(logev))
         keep = np.flatnonzero(w >= self.weight_tolerance * w.max())
@@ -210,8 +213,12 @@ class BBQCalibrator(_BayesianBinning):
         one_bin = np.array([starts_all[k].size == 1 for k in keep])
         extra["one_bin_weight"] = float(w[one_bin].sum())
         if extra["one_bin_weight"] > ONE_BIN_WEIGHT_LIMIT:
-            extra.update(_near_constant_check(extra["one_bin_weight"],
-                                              posterior.cell_mean(cells.n_cells)))
+            merge_check(extra, _near_constant_check(extra["one_bin_weight"],
+                                                    posterior.cell_mean(cells.n_cells)))
+        # the uniform prior over the bin counts is common to both sums and cancels
+        merge_check(extra, prior_conflict_check(
+            float(logsumexp(logev)), float(logsumexp(logev_neutral)),
+            "the equal-frequency binnings BBQ averages"))
         return posterior, extra
 
 
@@ -223,13 +230,13 @@ def _near_constant_check(one_bin_weight: float, cell_mean: np.ndarray) -> dict:
     """The failure of a BBQ map dominated by its one-bin binning (see Notes of BBQCalibrator)."""
     return {
         "near_constant_map": True,
-        "failures": [
+        "failure": (
             f"near-constant map: the one-bin binning holds {one_bin_weight:.2f} of the posterior "
             f"weight, so the map spans only {np.ptp(cell_mean):.3g} over the scores (from "
             f"{cell_mean.min():.4g} to {cell_mean.max():.4g}); the binnings with several bins "
             "are not credible under BBQ's prior (Beta priors centred on each bin's mid-score) "
             "on these few rows, although the scores may well be informative"
-        ],
+        ),
         "remedy": ("Use ABBCalibrator (averages over all binnings) or IsotonicCalibrator, or "
                    "more calibration data."),
     }
