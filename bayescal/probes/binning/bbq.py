@@ -159,7 +159,8 @@ class BBQCalibrator(_BayesianBinning):
     10-bin histograms pooled over the folds; the check flags them, and fired
     on naive Bayes scores only (of four classifiers on eleven data sets):
     besides these three, on titanic and QSAR, which have the conflict but
-    were within 0.01 pooled (titanic: one fold 0.023 worse). Use isotonic regression, or a parametric map such as
+    were within 0.01 pooled (titanic: one fold 0.023 worse). Use isotonic
+    regression, or a parametric map such as
     :class:`~bayescal.calibration.BetaCalibrator`, on such scores.
 
     Not flagged: by chance the evidence can also put most of the weight on one
