@@ -129,7 +129,7 @@ class BBQCalibrator(_BayesianBinning):
     ``sample_weight`` and fractional targets enter the counts.
 
     **Near-constant maps.** On small calibration sets the one-bin binning
-    (``B = 1`` is in the range while ``N^{1/3} < 10``, i.e. ``N < 1000``) can
+    (``B = 1`` is in the range while ``N^{1/3} < 20``, N up to about 8000) can
     hold most of the posterior weight although the scores are informative:
     each further bin must pay for its prior, centred on the bin's mid-score,
     which miscalibrated scores contradict. The map is then nearly constant.

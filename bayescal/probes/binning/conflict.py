@@ -18,6 +18,21 @@ summed with the estimator's own prior over binnings. A Bayes factor above
 evidence (Jeffreys' scale) that the calibration data contradict the prior
 the method rests on; the fit is then flagged (a warning and
 ``diagnostics_.converged`` False) with the factor in the message.
+
+What the flag says, and what it does not: the prior is contradicted, which
+costs most on small calibration sets, where each bin's fixed penalty for the
+conflict is comparable to the evidence for finer bins. The Bayes factor grows
+with the number of conflicted bins while that cost fades as the bins fill. In
+the test suite's peer sweep over eleven real data sets (four classifiers, 3
+folds) at 500 rows per data set (333 calibration rows) the check fired in 37 of
+396 fits, on naive Bayes scores only (26 of them within 0.01 Brier of the best
+of isotonic regression and 10-bin histograms), and flagged every BBQ and SBB
+cell of naive Bayes scores that was more than 0.01 worse pooled over the
+folds; at 2000 rows (up to 1333 calibration rows) it fired in 43 fits (naive
+Bayes, and once each random forest and logistic regression scores), 37 of them
+within 0.01 of those peers, and no pooled cell beyond 0.01 was among them. Isotonic regression, the remedy
+named, is then as good, so the flag costs the user little, but it is a
+warning about the prior, not proof of a poor map.
 """
 
 from __future__ import annotations
