@@ -138,7 +138,9 @@ class SBBCalibrator(_BayesianBinning):
     scores x 3 folds, 333 calibration rows) this flagged the two naive Bayes
     cells (spambase, QSAR) that were 0.014-0.019 Brier worse than the best
     of isotonic regression and 10-bin histograms, and the naive Bayes scores
-    of titanic, mushroom and mammographic mass, which were within 0.007.
+    of titanic, mushroom and mammographic mass, which were within 0.007. The
+    flag says the prior is contradicted, not that the map is poor (on larger
+    sets it fires as often while the cost fades; see that module).
 
     **Selection on small calibration sets.** Beyond these, the selected
     binning is coarse: at 333 calibration rows it had 2-4 bins in 120 of 132

@@ -161,7 +161,10 @@ class BBQCalibrator(_BayesianBinning):
     besides these three, on titanic and QSAR, which have the conflict but
     were within 0.01 pooled (titanic: one fold 0.023 worse). Use isotonic
     regression, or a parametric map such as
-    :class:`~bayescal.calibration.BetaCalibrator`, on such scores.
+    :class:`~bayescal.calibration.BetaCalibrator`, on such scores. The flag
+    says the prior is contradicted, not that the map is poor: on larger
+    calibration sets it fires as often while the cost fades (measured in
+    :mod:`~bayescal.probes.binning.conflict`).
 
     Not flagged: by chance the evidence can also put most of the weight on one
     fine binning (QSAR random forest scores, one fold of 333 rows: 0.69 on a
