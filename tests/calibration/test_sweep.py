@@ -726,6 +726,22 @@ def test_a_cell_is_ok_only_near_its_peer_or_flagged_and_never_exact_01():
     assert pooled_cells(folds)[0].ok
 
 
+def test_binning_figures_count_cells_near_flagged_neither_and_false_flags():
+    def cell(where, brier, flagged):
+        return PeerCell(where, "binning", brier, 0.10, flagged, flagged,
+                        not flagged, False, 100)
+
+    cells = [
+        cell("d/gnb/fold0/bbq", 0.13, True), cell("d/gnb/fold1/bbq", 0.13, True),  # flagged
+        cell("d/lr/fold0/sbb", 0.13, False), cell("d/lr/fold1/sbb", 0.10, False),  # neither
+        cell("d/rf/fold0/abb", 0.10, True), cell("d/rf/fold1/abb", 0.10, False),  # false flag
+        cell("d/svc/fold0/abb", 0.105, False), cell("d/svc/fold1/abb", 0.10, False),  # near
+        cell("d/svc/fold0/platt", 0.5, False),  # not a binning calibrator
+    ]
+    assert binning_figures(cells) == {"cells": 4, "near": 2, "flagged": 1, "neither": 1,
+                                      "false_flags": 1}
+
+
 def _main_binning_peers(rows: int, folds: int) -> None:  # pragma: no cover - figures
     """The peer sweep of the binning calibrators only, on every binary data set."""
     cells: list[PeerCell] = []
