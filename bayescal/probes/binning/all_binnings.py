@@ -228,7 +228,8 @@ class SBBCalibrator(_BayesianBinning):
         if st.size == 1:
             merge_check(extra, _constant_map_check(selected_mass, float(a[0] / (a[0] + b[0]))))
         merge_check(extra, _conflict_over_binnings(
-            cells, q, ess, dp.log_evidence, exact=self.method == "exact",
+            cells, q, ess, dp.log_evidence, np.repeat(a / (a + b), np.diff(np.append(
+                st, cells.n_cells))), exact=self.method == "exact",
             max_cut_points=max_cut_points, boundary_points=True,
             binnings="the binnings SBB selects among"))
         return posterior, {"log_evidence": dp.log_evidence, "log_score_selected": log_score,
@@ -261,21 +262,36 @@ def _constant_map_check(selected_mass: float, value: float) -> dict:
     }
 
 
-def _conflict_over_binnings(cells: ScoreCells, q: float, ess: float, log_evidence: float, *,
-                            exact: bool, max_cut_points: int | None, boundary_points: bool,
+def _conflict_over_binnings(cells: ScoreCells, q: float, ess: float, log_evidence: float,
+                            selected_map: np.ndarray | None, *, exact: bool,
+                            max_cut_points: int | None, boundary_points: bool,
                             binnings: str) -> dict:
     """The prior-data conflict check of SBB and ABB (:mod:`~bayescal.probes.binning.conflict`).
 
     The neutral evidence sums over the same binnings as ``log_evidence``: all
     of them (``exact``; the pruned programme without thinning, exact to its
-    50-nat pruning margin) or the same candidate cut points.
+    50-nat pruning margin) or the same candidate cut points. SBB passes its
+    ``selected_map``; the map under neutral priors (computed only for a Bayes
+    factor above 10) is then the Beta posterior means, under those priors, of
+    the most probable binning of the same programme. ABB passes None: only
+    the Bayes factor is recorded (see :class:`ABBCalibrator`, Notes).
     """
     neutral = pruned_dynamic_programme(
         cells, cut_probability=q, prior_strength=ess,
         max_cut_points=None if exact else max_cut_points,
         boundary_points=False if exact else boundary_points,
         prior_mean_clip=NEUTRAL_PRIOR_MEAN_CLIP)
-    return prior_conflict_check(log_evidence, neutral.log_evidence, binnings)
+    if selected_map is None:
+        return prior_conflict_check(log_evidence, neutral.log_evidence, binnings)
+
+    def neutral_map() -> np.ndarray:
+        st = neutral.selected_starts()
+        a, b, _ = _beta_posterior(cells, st, ess, prior_mean_clip=NEUTRAL_PRIOR_MEAN_CLIP)
+        return np.repeat(a / (a + b), np.diff(np.append(st, cells.n_cells)))
+
+    return prior_conflict_check(log_evidence, neutral.log_evidence, binnings,
+                                centred_map=selected_map, neutral_map=neutral_map,
+                                cell_weights=cells.positives + cells.negatives)
 
 
 class ABBCalibrator(_BayesianBinning):
@@ -430,7 +446,7 @@ class ABBCalibrator(_BayesianBinning):
             "n_cut_points": n_cut_points,
         }
         merge_check(extra, _conflict_over_binnings(
-            cells, q, ess, dp.log_evidence, exact=self.method == "exact",
+            cells, q, ess, dp.log_evidence, None, exact=self.method == "exact",
             max_cut_points=max_cut_points, boundary_points=False,
             binnings="the binnings ABB averages"))
         return posterior, extra

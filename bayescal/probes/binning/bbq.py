@@ -210,7 +210,7 @@ class BBQCalibrator(_BayesianBinning):
         low, high = bbq_bin_range(n_samples, float(self.spread))
         cum_w = np.cumsum(cells.positives + cells.negatives)
         cumulative = _cumulative_counts(cells)
-        starts_all, alpha_all, beta_all, logev, logev_neutral = [], [], [], [], []
+        starts_all, alpha_all, beta_all, logev, neutral = [], [], [], [], []
         for n_bins in range(low, high + 1):
             st = equal_frequency_starts(cum_w, n_bins)
             a, b, ll = _beta_posterior(cells, st, ess, cumulative)
@@ -218,9 +218,10 @@ class BBQCalibrator(_BayesianBinning):
             alpha_all.append(a)
             beta_all.append(b)
             logev.append(ll)
-            logev_neutral.append(_beta_posterior(cells, st, ess, cumulative,
-                                                 prior_mean_clip=NEUTRAL_PRIOR_MEAN_CLIP)[2])
+            neutral.append(_beta_posterior(cells, st, ess, cumulative,
+                                           prior_mean_clip=NEUTRAL_PRIOR_MEAN_CLIP))
         logev = np.asarray(logev)
+        logev_neutral = np.array([ll for *_, ll in neutral])
         w = np.exp(logev - logsumexp(logev))
         keep = np.flatnonzero(w >= self.weight_tolerance * w.max())
         w = w[keep] / w[keep].sum()
@@ -228,16 +229,26 @@ class BBQCalibrator(_BayesianBinning):
             w, [starts_all[k] for k in keep], [alpha_all[k] for k in keep],
             [beta_all[k] for k in keep], logev[keep],
         )
-        extra = {"bin_range": (low, high), "n_models_scored": int(logev.size)}
+        cell_mean = posterior.cell_mean(cells.n_cells)
+        extra = {"bin_range": (low, high), "n_models_scored": int(logev.size),
+                 "cell_mean": cell_mean}
         one_bin = np.array([starts_all[k].size == 1 for k in keep])
         extra["one_bin_weight"] = float(w[one_bin].sum())
         if extra["one_bin_weight"] > ONE_BIN_WEIGHT_LIMIT:
-            merge_check(extra, _near_constant_check(extra["one_bin_weight"],
-                                                    posterior.cell_mean(cells.n_cells)))
+            merge_check(extra, _near_constant_check(extra["one_bin_weight"], cell_mean))
+
+        def neutral_map() -> np.ndarray:
+            # the same average over the same binnings, every bin prior's mean 1/2
+            weights = np.exp(logev_neutral - logsumexp(logev_neutral))
+            return BinningPosterior(weights, starts_all, [a for a, _, _ in neutral],
+                                    [b for _, b, _ in neutral],
+                                    logev_neutral).cell_mean(cells.n_cells)
+
         # the uniform prior over the bin counts is common to both sums and cancels
         merge_check(extra, prior_conflict_check(
             float(logsumexp(logev)), float(logsumexp(logev_neutral)),
-            "the equal-frequency binnings BBQ averages"))
+            "the equal-frequency binnings BBQ averages", centred_map=cell_mean,
+            neutral_map=neutral_map, cell_weights=cells.positives + cells.negatives))
         return posterior, extra
 
 

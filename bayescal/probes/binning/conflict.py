@@ -37,20 +37,61 @@ warning about the prior, not proof of a poor map.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-__all__ = ["CONFLICT_BAYES_FACTOR", "NEUTRAL_PRIOR_MEAN_CLIP", "prior_conflict_check"]
+__all__ = [
+    "CONFLICT_BAYES_FACTOR",
+    "CONFLICT_MAP_RMS",
+    "NEUTRAL_PRIOR_MEAN_CLIP",
+    "map_difference",
+    "prior_conflict_check",
+]
 
-#: Bayes factor of neutral over score-centred bin priors above which a binning
-#: calibrator is flagged: "strong" evidence on Jeffreys' (1961) scale.
+#: Bayes factor of neutral over score-centred bin priors above which the prior
+#: counts as contradicted: "strong" evidence on Jeffreys' (1961) scale.
 CONFLICT_BAYES_FACTOR = 10.0
+
+#: Root-mean-square difference (probability units, over the calibration rows)
+#: between the maps under score-centred and under neutral bin priors above which
+#: a contradicted prior is flagged. Replacing a calibrated map ``p`` by ``p + d``
+#: raises the expected Brier score by exactly ``E[d^2]`` (the cross term
+#: ``2 E[d (p - y)]`` vanishes), so an RMS difference of 0.1 is a Brier change of
+#: 0.01, the tolerance of the test suite's peer sweep.
+CONFLICT_MAP_RMS = 0.1
 
 #: A prior-mean clip of 1/2 fixes every bin's prior mean at 1/2 (the neutral priors).
 NEUTRAL_PRIOR_MEAN_CLIP = 0.5
 
 
+def map_difference(centred: np.ndarray, neutral: np.ndarray,
+                   cell_weights: np.ndarray) -> tuple[float, float]:
+    """Root-mean-square and largest difference of two maps over the calibration rows.
+
+    Parameters
+    ----------
+    centred, neutral : ndarray of shape (m,)
+        Calibrated probability on each distinct calibration score (cell).
+    cell_weights : ndarray of shape (m,)
+        Weight of each cell (its rows' total sample weight).
+
+    Returns
+    -------
+    (float, float)
+        ``sqrt(sum_k w_k d_k^2 / sum_k w_k)`` and ``max_k |d_k|`` over the
+        cells with positive weight, ``d = centred - neutral``.
+    """
+    d = np.asarray(centred, dtype=float) - np.asarray(neutral, dtype=float)
+    w = np.asarray(cell_weights, dtype=float)
+    rms = float(np.sqrt(np.sum(w * d * d) / np.sum(w)))
+    return rms, float(np.max(np.abs(d[w > 0])))
+
+
 def prior_conflict_check(log_evidence_centred: float, log_evidence_neutral: float,
-                         binnings: str) -> dict:
+                         binnings: str, *, centred_map: np.ndarray | None = None,
+                         neutral_map: Callable[[], np.ndarray] | None = None,
+                         cell_weights: np.ndarray | None = None) -> dict:
     """Diagnostics entries of the prior-data conflict check.
 
     Parameters
@@ -62,27 +103,44 @@ def prior_conflict_check(log_evidence_centred: float, log_evidence_neutral: floa
     binnings : str
         Which binnings were summed over, for the message (e.g. "the
         equal-frequency binnings BBQ averages").
+    centred_map : ndarray of shape (m,) or None, default=None
+        The fitted map on each cell (score-centred priors). None: only the
+        Bayes factor is recorded, nothing is flagged (ABB).
+    neutral_map : callable or None, default=None
+        Returns the same estimator's map under neutral priors on each cell;
+        called only when the Bayes factor exceeds :data:`CONFLICT_BAYES_FACTOR`.
+    cell_weights : ndarray of shape (m,) or None, default=None
+        Weight of each cell (its calibration rows).
 
     Returns
     -------
     dict
-        ``prior_conflict_log_bayes_factor`` (log of neutral over centred) and,
-        when it exceeds ``log(CONFLICT_BAYES_FACTOR)``, ``prior_conflict=True``
-        with a ``failure`` and a ``remedy`` (strings).
+        ``prior_conflict_log_bayes_factor`` (log of neutral over centred); when
+        it exceeds ``log(CONFLICT_BAYES_FACTOR)``, ``prior_conflict_map_rms``
+        and ``prior_conflict_map_max`` (:func:`map_difference`); when the RMS
+        difference exceeds :data:`CONFLICT_MAP_RMS` as well,
+        ``prior_conflict=True`` with a ``failure`` and a ``remedy`` (strings).
     """
     log_bf = float(log_evidence_neutral - log_evidence_centred)
     out: dict = {"prior_conflict_log_bayes_factor": log_bf}
-    if not log_bf > np.log(CONFLICT_BAYES_FACTOR):
+    if centred_map is None or not log_bf > np.log(CONFLICT_BAYES_FACTOR):
+        return out
+    rms, largest = map_difference(centred_map, neutral_map(), cell_weights)
+    out["prior_conflict_map_rms"] = rms
+    out["prior_conflict_map_max"] = largest
+    if not rms > CONFLICT_MAP_RMS:
         return out
     out["prior_conflict"] = True
     out["failure"] = (
         f"prior-data conflict: over {binnings}, bin priors that ignore the score (mean 1/2) "
         f"explain the calibration labels better than the method's priors, centred on each "
         f"bin's mid-score, by a Bayes factor of {np.exp(min(log_bf, 700.0)):.3g} (above "
-        f"{CONFLICT_BAYES_FACTOR:g}); the scores are far from calibrated where the priors "
+        f"{CONFLICT_BAYES_FACTOR:g}), and the map changes with the prior: under the neutral "
+        f"priors it differs by {rms:.3g} root-mean-square (up to {largest:.3g}) over the "
+        f"calibration scores (above {CONFLICT_MAP_RMS:g}, a Brier change of "
+        f"{CONFLICT_MAP_RMS ** 2:g}); the scores are far from calibrated where the priors "
         "assume they are (e.g. over-confident scores piled near 0 and 1), so the posterior "
-        "favours binnings whose bins avoid the conflict, not those the labels support, and "
-        "the map can be coarse where the scores are informative"
+        "favours binnings whose bins avoid the conflict, not those the labels support"
     )
     out["remedy"] = ("Use IsotonicCalibrator, which puts no prior on the frequencies, or a "
                      "parametric map (BetaCalibrator) on such scores.")
