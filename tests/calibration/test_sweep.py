@@ -35,13 +35,17 @@ of that peer or flagged (a warning and ``diagnostics_.converged`` False; a
 frequentist fit, which has no diagnostics, by its warning alone), and
 never gives an exact 0/1 from a Bayesian model; folds are pooled
 (:func:`pooled_cells`). The Bayesian maps run with Laplace on every fold and
-with NUTS (tiny draws) on the first fold (the spline map too). Two gaps are properties of the
-methods as published, documented in their Notes (:data:`METHOD_GAPS`): SBB's
-selection of one binning and BBQ's bin priors on decision values; their cells
-beyond the tolerance are held to the gap the Notes state, with ABB (averaging over
-the same posterior) within the tolerance there, and count as neither near nor
-flagged in the ``--peers`` figures.
-``python tests/calibration/test_sweep.py --peers ROWS FOLDS`` runs it larger.
+with NUTS (tiny draws) on the first fold (the spline map too). The Bayesian binning
+calibrators flag a prior-data conflict of their score-centred bin priors where it
+changes the map (naive Bayes scores); two gaps that no self-diagnostic separates are
+properties of the methods as published, documented in their Notes
+(:data:`METHOD_GAPS`): SBB's selection of one binning and BBQ's chance fine binnings
+(and its coarse maps on naive Bayes scores that the prior moves little); their cells
+beyond the tolerance are held to the gap the Notes state, with ABB (averaging over the
+same posterior) within the tolerance there, and count as neither near nor flagged in
+the ``--peers`` figures.
+``python tests/calibration/test_sweep.py --peers ROWS FOLDS`` runs it larger
+(``--binning-peers ROWS FOLDS``: the binning calibrators only).
 """
 
 from __future__ import annotations
@@ -495,21 +499,27 @@ def _brier(y: np.ndarray, p1: np.ndarray) -> float:
     return float(np.mean((p1 - y) ** 2))
 
 
-def peer_sweep_binary(dataset: str, rows: int, folds: int, nuts_folds: int = 1) -> list[PeerCell]:
-    """Every calibrator of :data:`PEER_CALIBRATORS` against its family's peers."""
+def peer_sweep_binary(dataset: str, rows: int, folds: int, nuts_folds: int = 1,
+                      names: tuple[str, ...] | None = None) -> list[PeerCell]:
+    """Every calibrator of :data:`PEER_CALIBRATORS` (or those in ``names``) against its
+    family's peers."""
     cells = []
+    wanted = set(PEER_CALIBRATORS if names is None else names)
+    families = {PEER_CALIBRATORS[name][1] for name in wanted}
     for clf_name, fold, method, s_cal, y_cal, s_test, y_test in _scores(dataset, rows, folds):
         best = {}
         for family, peers in PEERS.items():
             if family == "beta" and method == "decision_function":
                 continue  # beta calibration reads probabilities only
+            if family not in families:
+                continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the peers' own deprecation notices
                 best[family] = min(
                     _brier(y_test, np.clip(peer(s_cal, y_cal, s_test, method), 0, 1))
                     for peer in peers)
         for name, (calibrator, family, bayesian, subset) in PEER_CALIBRATORS.items():
-            if (subset and fold >= nuts_folds) or family not in best:
+            if (subset and fold >= nuts_folds) or family not in best or name not in wanted:
                 continue
             model = calibrator_for(calibrator, method, clf_name)
             proba, warned, converged = _fit_flagged(model, s_cal, y_cal, s_test)
@@ -616,18 +626,55 @@ def _report(cells: list[PeerCell]) -> str:
 
 
 #: Calibrators whose cells may miss the must-show for a reason that is a property of
-#: the method as published, not a defect (measured and documented in the estimator's
-#: Notes): name -> (the largest pooled gap the Notes state, the remedy they name, why).
-#: Such cells count as neither near nor flagged in the closing-note figures (``--peers``);
-#: the test asserts the documented property instead: every cell beyond the tolerance is
-#: within that gap, and the remedy is within the tolerance of the same peer on it.
+#: the method as published, not a defect, and that no diagnostic the fit computes about
+#: itself separates from the fits that are fine (measured and documented in the
+#: estimator's Notes): name -> (the largest pooled gap the Notes state, the remedy they
+#: name, why). Such cells count as neither near nor flagged in the closing-note figures
+#: (``--peers``, ``--binning-peers``); the test asserts the documented property instead:
+#: every cell beyond the tolerance is within that gap, and the remedy is within the
+#: tolerance of the same peer on it. The binning methods' prior-data conflict (naive
+#: Bayes scores against bin priors centred on the mid-scores) is flagged where it moves
+#: BBQ's or SBB's map by more than 0.1 RMS (a Brier change of 0.01), not exempted; where
+#: it moves the map less, the cells count here (BBQ on spambase and mammographic mass at
+#: 500 rows, 0.0155-0.0165; SBB on QSAR, 0.0144). The bounds hold at the test's size and
+#: in the 500- and 2000-row sweeps (``--binning-peers``), which also have unflagged ABB
+#: cells just beyond the tolerance (QSAR naive Bayes 0.01004 at 500 rows, titanic SVM
+#: 0.0133 at 2000): ABB's "within the tolerance there" is the test's size only.
 METHOD_GAPS: dict[str, tuple[float, str, str]] = {
-    "sbb": (0.025, "abb", "SBB selects the single most probable binning; on 200 calibration "
-            "rows that has 2-3 bins, and no cut probability fixes it (SBBCalibrator Notes)"),
-    "bbq": (0.015, "abb", "BBQ's bin priors are centred on the bins' mid-scores; on "
-            "miscalibrated scores (naive Bayes, SVC decision values) the evidence favours "
-            "binnings that agree with them, not the data (BBQCalibrator Notes)"),
+    "sbb": (0.02, "abb", "SBB selects the single most probable binning; on 200-333 "
+            "calibration rows it has 2-4 bins, and the mass of the selected binning, a "
+            "within-bin trend test and the posterior regret of selection do not separate the "
+            "cells beyond the tolerance (SVM, logistic and random-forest scores) from the "
+            "others (SBBCalibrator Notes)"),
+    "bbq": (0.017, "abb", "BBQ's evidence can put most of the weight on one fine "
+            "equal-frequency binning by chance (QSAR random forest, German credit SVM "
+            "decision values), which no self-diagnostic separates, and on naive Bayes "
+            "scores a coarse map that the contradicted prior moves by less than 0.1 RMS "
+            "(spambase, mammographic mass at 500 rows: up to 0.0165) (BBQCalibrator "
+            "Notes)"),
 }
+
+#: The Bayesian binning calibrators of the peer sweep.
+BINNING_CALIBRATORS = ("bbq", "sbb", "abb")
+
+
+def binning_figures(cells: list[PeerCell]) -> dict[str, int]:
+    """Closing-note counts of the binning calibrators' per-fold ``cells``, pooled: cells,
+    near (within the tolerance), flagged (beyond it, every fold beyond it flagged),
+    neither, and false flags (cells within the tolerance with a flagged fold)."""
+    mine = [c for c in cells if c.where.rsplit("/", 1)[-1] in BINNING_CALIBRATORS]
+    folds: dict[str, list[PeerCell]] = {}
+    for cell in mine:
+        folds.setdefault(re.sub(r"/fold\d+/", "/", cell.where), []).append(cell)
+    pooled = pooled_cells(mine)
+    near = [c for c in pooled if c.gap <= PEER_TOLERANCE]
+    return {
+        "cells": len(pooled),
+        "near": len(near),
+        "flagged": sum(c.flagged for c in pooled),
+        "neither": sum(not c.ok for c in pooled),
+        "false_flags": sum(any(f.flagged for f in folds[c.where]) for c in near),
+    }
 
 
 @functools.cache
@@ -697,6 +744,37 @@ def test_a_cell_is_ok_only_near_its_peer_or_flagged_and_never_exact_01():
     assert pooled_cells(folds)[0].ok
 
 
+def test_binning_figures_count_cells_near_flagged_neither_and_false_flags():
+    def cell(where, brier, flagged):
+        return PeerCell(where, "binning", brier, 0.10, flagged, flagged,
+                        not flagged, False, 100)
+
+    cells = [
+        cell("d/gnb/fold0/bbq", 0.13, True), cell("d/gnb/fold1/bbq", 0.13, True),  # flagged
+        cell("d/lr/fold0/sbb", 0.13, False), cell("d/lr/fold1/sbb", 0.10, False),  # neither
+        cell("d/rf/fold0/abb", 0.10, True), cell("d/rf/fold1/abb", 0.10, False),  # false flag
+        cell("d/svc/fold0/abb", 0.105, False), cell("d/svc/fold1/abb", 0.10, False),  # near
+        cell("d/svc/fold0/platt", 0.5, False),  # not a binning calibrator
+    ]
+    assert binning_figures(cells) == {"cells": 4, "near": 2, "flagged": 1, "neither": 1,
+                                      "false_flags": 1}
+
+
+def _main_binning_peers(rows: int, folds: int) -> None:  # pragma: no cover - figures
+    """The peer sweep of the binning calibrators only, on every binary data set."""
+    cells: list[PeerCell] = []
+    for name in DATASETS:
+        cells += peer_sweep_binary(name, rows, folds, names=BINNING_CALIBRATORS)
+    for name in BINNING_CALIBRATORS:
+        print(name, binning_figures([c for c in cells if c.where.endswith(f"/{name}")]))
+    print("all", binning_figures(cells))
+    print(f"per fold: {len(cells)} fits, {sum(c.flagged for c in cells)} flagged, "
+          f"{sum(c.flagged and c.gap <= PEER_TOLERANCE for c in cells)} of them within the "
+          "tolerance")
+    print("unflagged pooled cells beyond the tolerance:")
+    print(_report(pooled_cells(cells)))
+
+
 def _main_peers(rows: int, folds: int) -> None:  # pragma: no cover - closing-note figures
     """The peer sweep at a larger size: every binary data set, the multi-class ones, probes."""
     import time
@@ -733,6 +811,9 @@ if __name__ == "__main__":  # pragma: no cover - the counts for the issue's clos
 
     if len(sys.argv) > 1 and sys.argv[1] == "--peers":
         _main_peers(int(sys.argv[2]), int(sys.argv[3]))
+        sys.exit(0)
+    if len(sys.argv) > 1 and sys.argv[1] == "--binning-peers":
+        _main_binning_peers(int(sys.argv[2]), int(sys.argv[3]))
         sys.exit(0)
 
     total = SweepCounts()

@@ -73,8 +73,11 @@ def score_cells(scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) ->
     return ScoreCells(values, edges, positives, negatives)
 
 
-def _prior_parameters(low: np.ndarray, high: np.ndarray, ess: float) -> tuple[np.ndarray, np.ndarray]:
-    mean = np.clip(0.5 * (low + high), PRIOR_MEAN_CLIP, 1.0 - PRIOR_MEAN_CLIP)
+def _prior_parameters(low: np.ndarray, high: np.ndarray, ess: float,
+                      clip: float = PRIOR_MEAN_CLIP) -> tuple[np.ndarray, np.ndarray]:
+    """Beta prior of bins covering ``[low, high)``: mean the midpoint clipped to
+    ``[clip, 1 - clip]`` (``clip=0.5``: every mean 1/2), ``ess`` pseudo-samples."""
+    mean = np.clip(0.5 * (low + high), clip, 1.0 - clip)
     return ess * mean, ess * (1.0 - mean)
 
 
@@ -126,13 +129,19 @@ def bin_log_marginal_likelihood(
 
 
 def _beta_posterior(cells: ScoreCells, starts: np.ndarray, prior_strength: float,
-                    cumulative: tuple[np.ndarray, np.ndarray] | None = None):
-    """Beta posterior parameters of the bins opening at ``starts``, and the log evidence."""
+                    cumulative: tuple[np.ndarray, np.ndarray] | None = None, *,
+                    prior_mean_clip: float = PRIOR_MEAN_CLIP):
+    """Beta posterior parameters of the bins opening at ``starts``, and the log evidence.
+
+    ``prior_mean_clip`` as in :func:`_prior_parameters` (0.5: the neutral priors
+    of the prior-data conflict check, :mod:`~bayescal.probes.binning.conflict`).
+    """
     cum_pos, cum_neg = cumulative if cumulative is not None else _cumulative_counts(cells)
     ends = np.append(starts[1:], cells.n_cells)
     pos = cum_pos[ends] - cum_pos[starts]
     neg = cum_neg[ends] - cum_neg[starts]
-    a0, b0 = _prior_parameters(cells.edges[starts], cells.edges[ends], prior_strength)
+    a0, b0 = _prior_parameters(cells.edges[starts], cells.edges[ends], prior_strength,
+                               prior_mean_clip)
     loglik = float(np.sum(betaln(pos + a0, neg + b0) - betaln(a0, b0)))
     return pos + a0, neg + b0, loglik
 

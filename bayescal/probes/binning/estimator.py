@@ -30,6 +30,23 @@ BINNING_CONSTRAINTS: dict[str, list] = {
 CUT_PROBABILITY_CONSTRAINT: list = [Interval(Real, 0, 1, closed="neither"), None]
 
 
+def merge_check(extra: dict, check: dict) -> None:
+    """Merge one self-check's entries into a fit's ``extra`` diagnostics (in place).
+
+    A check returns its diagnostics entries and, when it fails, a ``failure``
+    (the warning's reason) and a ``remedy``; failures accumulate in
+    ``extra["failures"]`` and remedies are joined, so that every failed check
+    of a fit is named in its one warning and sets ``converged`` False.
+    """
+    check = dict(check)
+    failure, remedy = check.pop("failure", None), check.pop("remedy", None)
+    extra.update(check)
+    if failure:
+        extra.setdefault("failures", []).append(failure)
+    if remedy and remedy not in (extra.get("remedy") or ""):
+        extra["remedy"] = f"{extra['remedy']} {remedy}" if extra.get("remedy") else remedy
+
+
 class _BayesianBinning(PosteriorPredictiveMixin, BinaryCalibrator):
     """Shared machinery of BBQ/SBB/ABB (not used directly)."""
 

@@ -155,10 +155,10 @@ class PrunedProgramme:
 
 
 def _kernel_args(cells: ScoreCells, starts: np.ndarray, prior_strength: float, log_cut: float,
-                 log_no_cut: float) -> tuple:
+                 log_no_cut: float, prior_mean_clip: float = PRIOR_MEAN_CLIP) -> tuple:
     cum_pos, cum_neg = _cumulative_counts(cells)
     return (cum_pos, cum_neg, np.asarray(cells.edges, dtype=np.float64), starts,
-            float(prior_strength), PRIOR_MEAN_CLIP, log_cut, log_no_cut)
+            float(prior_strength), float(prior_mean_clip), log_cut, log_no_cut)
 
 
 def pruned_dynamic_programme(
@@ -170,6 +170,7 @@ def pruned_dynamic_programme(
     boundary_points: bool = True,
     margin: float = PRUNE_MARGIN,
     backward: bool = False,
+    prior_mean_clip: float = PRIOR_MEAN_CLIP,
 ) -> PrunedProgramme:
     """SBB/ABB recursions on candidate cut points with pruning (numba).
 
@@ -191,6 +192,10 @@ def pruned_dynamic_programme(
         Pruning margin in nats (``inf``: no pruning).
     backward : bool, default=False
         Also run the backward pass and the posterior-mean map (ABB).
+    prior_mean_clip : float, default=PRIOR_MEAN_CLIP
+        Bin prior means are clipped to ``[clip, 1 - clip]``; 0.5 fixes every
+        mean at 1/2 (the neutral reference of
+        :mod:`~bayescal.probes.binning.conflict`).
 
     Returns
     -------
@@ -201,7 +206,7 @@ def pruned_dynamic_programme(
     starts = candidate_starts(cells, max_cut_points, boundary_points=boundary_points)
     log_cut = float(np.log(cut_probability))
     log_no_cut = float(np.log1p(-cut_probability))
-    args = _kernel_args(cells, starts, prior_strength, log_cut, log_no_cut)
+    args = _kernel_args(cells, starts, prior_strength, log_cut, log_no_cut, prior_mean_clip)
     fwd, best, best_start, n_scores = pruned_forward(*args, float(margin))
     bwd = mean = None
     if backward:
