@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import logit
+from scipy.optimize import brentq
+from scipy.special import expit, logit
 from scipy.stats import chi2, norm
 
 from bayescal.assessment._inputs import check_outcomes
@@ -107,6 +108,26 @@ def _wald(estimate: float, variance: float, z: float) -> tuple[float, float]:
     return (estimate - half, estimate + half)
 
 
+def _offset_intercept(z: np.ndarray, t: np.ndarray) -> float:
+    """Calibration-in-the-large: the maximum-likelihood ``a`` of ``logit P = a + z``.
+
+    The score ``sum(t - expit(a + z))`` falls strictly from ``sum t`` to ``sum t - n`` as
+    ``a`` grows, so its root is bracketed by doubling and found by Brent's method
+    (:func:`scipy.optimize.brentq`). Plain Newton steps diverge on saturated predictions
+    (log-odds near +-37, as naive Bayes gives): a first step overshoots until every
+    ``expit(a + z)`` is exactly 0 or 1 and the information is zero.
+    """
+    def score(a: float) -> float:
+        return float(np.sum(t - expit(a + z)))
+
+    lo, hi = -1.0, 1.0
+    while score(lo) <= 0.0:
+        lo *= 2.0
+    while score(hi) >= 0.0:
+        hi *= 2.0
+    return float(brentq(score, lo, hi, xtol=1e-14, rtol=1e-15))
+
+
 def logistic_calibration(y: Any, p: Any, *, level: float = 0.9) -> LogisticCalibration:
     """Observed/expected ratio, calibration-in-the-large, calibration intercept and slope.
 
@@ -172,20 +193,20 @@ def logistic_calibration(y: Any, p: Any, *, level: float = 0.9) -> LogisticCalib
             "recalibration needs finite log-odds."
         )
     t, z = labels[keep], logit(proba[keep])
+    if t.min() == t.max():
+        outcome = "events" if t[0] else "non-events"
+        raise ValueError(
+            f"every row with a prediction strictly between 0 and 1 is one of the {outcome}; "
+            "the logistic recalibration and calibration-in-the-large have no finite "
+            "estimate. Check `y` and `p` (are they aligned?), or assess on data with both "
+            "outcomes among such rows."
+        )
     n = t.shape[0]
     ones = np.ones(n)
     recal = fit_logistic(intercept_design(z), t, ones, warn=False)
     cov = np.linalg.inv(recal.hessian)
-    # Offset model: logit P = a + z. One-parameter Newton on the intercept.
-    a = 0.0
-    for _ in range(100):
-        q = 1.0 / (1.0 + np.exp(-(a + z)))
-        info = float(np.sum(q * (1.0 - q)))
-        step = float(np.sum(t - q)) / info
-        a += step
-        if abs(step) < 1e-13:
-            break
-    q = 1.0 / (1.0 + np.exp(-(a + z)))
+    a = _offset_intercept(z, t)
+    q = expit(a + z)
     citl_var = 1.0 / float(np.sum(q * (1.0 - q)))
 
     deviance_given = 2.0 * logistic_loss(z, t, ones)

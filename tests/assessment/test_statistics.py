@@ -46,6 +46,25 @@ def test_logistic_calibration_matches_statsmodels():
     assert fit.unreliability_p == pytest.approx(chi2.sf(dev_given - ref.deviance, 2), rel=1e-6)
 
 
+def test_calibration_in_the_large_on_saturated_predictions_matches_statsmodels():
+    # Naive-Bayes-like predictions: most log-odds near +-34.5, a few moderate. Newton steps
+    # from 0 overshot until every expit(a + z) was exactly 0 or 1 and divided by a zero
+    # information (ZeroDivisionError from `bayescal assess`); the root is finite and unique.
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(4)
+    p = np.concatenate([np.full(60, 1e-15), np.full(60, 1 - 1e-15), rng.uniform(0.2, 0.8, 10)])
+    y = np.concatenate([rng.random(60) < 0.3, rng.random(60) < 0.7,
+                        rng.random(10) < 0.5]).astype(int)
+    fit = logistic_calibration(y, p, level=0.95)
+    z = np.log(p) - np.log1p(-p)
+    offset = sm.GLM(y, np.ones((len(y), 1)), family=sm.families.Binomial(), offset=z).fit()
+    assert np.isfinite(fit.calibration_in_the_large)
+    assert fit.calibration_in_the_large == pytest.approx(offset.params[0], abs=1e-6)
+    # every kept row one outcome: no finite estimate, said in words
+    with pytest.raises(ValueError, match="calibration-in-the-large have no finite estimate"):
+        logistic_calibration(np.array([1] * 6 + [0] * 6), np.array([0.2, 0.4, 0.6] * 2 + [0.0] * 6))
+
+
 def test_observed_expected_interval_is_poisson():
     y, p = _data()
     fit = logistic_calibration(y, p, level=0.9)
