@@ -50,6 +50,7 @@ def assess_command(file: Path, proba: tuple[str, ...], label: str, positive: str
 
     from bayescal.assessment.predictions_file import PredictionsFileError, read_predictions
     from bayescal.assessment.result import assess
+    from bayescal.inference.diagnostics import PosteriorDiagnosticsWarning
 
     columns = [*proba, *more_proba]
     try:
@@ -68,6 +69,11 @@ def assess_command(file: Path, proba: tuple[str, ...], label: str, positive: str
             _fail(f"model {model.name!r}: {str(exc).splitlines()[0]}")
         notes.append([str(w.message).splitlines()[0] for w in caught
                       if not issubclass(w.category, (DeprecationWarning, FutureWarning))])
+        if any(issubclass(w.category, PosteriorDiagnosticsWarning) for w in caught):
+            notes[-1].append(
+                "the Bayesian curve's posterior failed its check (above): its band and "
+                "intervals are not those of the posterior; rerun with `--inference nuts` "
+                "(MCMC, slower, checked too) or read the frequentist statistics only")
     for a, model_notes in zip(results, notes, strict=True):
         click.echo(a.summary())
         for note in dict.fromkeys(model_notes):

@@ -167,3 +167,35 @@ def test_reliability_warns_on_probability_columns(predictions, tmp_path):
     res = CliRunner().invoke(main, ["reliability", str(csv), "--out", str(tmp_path / "r")])
     assert res.exit_code == 0, res.output
     assert "bayescal assess" in res.output and "lies in [0, 1]" in res.output
+
+
+def test_assess_saturated_predictions_and_a_failed_posterior_says_what_to_do(tmp_path,
+                                                                              monkeypatch):
+    # Naive-Bayes-like predictions (mostly log-odds near +-34.5): `bayescal assess` raised a
+    # raw ZeroDivisionError from calibration-in-the-large before.
+    rng = np.random.default_rng(1)
+    p = np.concatenate([np.full(100, 1e-15), np.full(100, 1 - 1e-15), rng.uniform(0.1, 0.9, 40)])
+    y = np.concatenate([rng.random(100) < 0.2, rng.random(100) < 0.8, rng.random(40) < 0.5])
+    path = tmp_path / "nb.csv"
+    pd.DataFrame({"y": y.astype(int), "p_nb": p}).to_csv(path, index=False)
+    res = _run("assess", path, "--proba", "p_nb", "--label", "y", "--bootstrap", "20",
+               "--no-bayes")
+    assert res.exit_code == 0, res.output
+    assert "calibration-in-the-large" in res.output
+    # a posterior that fails its check: the note names the CLI's remedy
+    import warnings
+
+    from bayescal.assessment import result
+    from bayescal.inference.diagnostics import PosteriorDiagnosticsWarning
+
+    real = result.assess
+
+    def failing(*args, **kwargs):
+        warnings.warn("BayesianSplineCalibrator posterior failed its diagnostics: Pareto k 0.9",
+                      PosteriorDiagnosticsWarning, stacklevel=2)
+        return real(*args, **{**kwargs, "bayesian": False})
+
+    monkeypatch.setattr(result, "assess", failing)
+    res = _run("assess", path, "--proba", "p_nb", "--label", "y", "--bootstrap", "20")
+    assert res.exit_code == 0, res.output
+    assert "Pareto k 0.9" in res.output and "--inference nuts" in res.output
