@@ -1,23 +1,28 @@
-"""numpyro's NUTS on a JAX log posterior of the GLM probes, the data as arguments.
+"""NUTS on JAX (numpyro, blackjax) on the GLM probes' log posterior, the data as arguments.
 
-``sampler="numpyro"`` on a GLM probe (binary and one-vs-rest BLR, the Bayesian Platt and
-beta maps: a builder with a ``glm_problem``) runs here rather than through PyMC's JAX
-translation (:mod:`bayescal.inference.jax_nuts`). The density is
+``sampler="numpyro"`` and ``sampler="blackjax"`` on a GLM probe (binary and one-vs-rest BLR,
+the Bayesian Platt and beta maps: a builder with a ``glm_problem``) run here rather than
+through PyMC's JAX translation (:mod:`bayescal.inference.jax_nuts`). The density is
 :class:`bayescal.inference.laplace_glm.LogisticGLM`'s, term for term (tested equal to it),
 written in ``jax.numpy`` with the design matrix, targets and weights as *arguments* of the
-compiled program (numpyro's ``jit_model_args``). PyMC's translation puts the data into the
-JAX program as constants, so every fit traced and compiled it again (at n = 10^6, d = 20
-XLA spends seconds folding the 160 MB constant) and a second fit on an accelerator cost
-more than numpyro used directly; here one compiled program per shape serves every fit with
-the same settings and shape (an LRU cache of :data:`_CACHE_SIZE` numpyro ``MCMC`` objects; each
-keeps its last fit's arguments, as numpyro does, until its next fit or its eviction).
-``benchmarks/nuts_gpu.py`` measures both against numpyro on a hand-written model.
+compiled program. PyMC's translation puts the data into the JAX program as constants, so
+every fit traced and compiled it again (at n = 10^6, d = 20 XLA spends seconds folding the
+160 MB constant) and a second fit on an H200 reached 0.81x numpyro's own ESS per second (1.02-
+1.08x here; ``benchmarks/nuts_gpu.py``, ``benchmarks/README.md``). One compiled program per
+sampler, settings and data shape serves every fit (an LRU cache of :data:`_CACHE_SIZE`:
+numpyro ``MCMC`` objects, which keep their last fit's arguments as numpyro does until their
+next fit or eviction, and jitted blackjax programs).
+
+numpyro: ``MCMC(NUTS(model), jit_model_args=True)``, its own adaptation. blackjax: its
+window adaptation (``tune`` steps, diagonal mass matrix, ``target_accept``) then NUTS, per
+chain, one jitted program (the loop written here with ``jax.lax.scan``; blackjax offers the
+kernels, not a driver).
 
 Double precision: the module turns on ``jax_enable_x64`` (as PyMC's JAX samplers do), the
 precision of the other samplers, the Laplace check and the NumPy density.
 
-How chains run: :func:`bayescal.inference.jax_nuts.chain_method` (vectorised on one GPU,
-one after another on a CPU, in parallel with a device per chain).
+How chains run: :func:`bayescal.inference.jax_nuts.chain_method` (vectorised on one device,
+numpyro's one after another on a CPU, in parallel with a device per chain).
 """
 
 from __future__ import annotations
@@ -28,14 +33,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["glm_log_density", "sample_glm_numpyro"]
+__all__ = ["glm_log_density", "sample_glm_jax"]
 
-#: numpyro ``MCMC`` objects (each holding its compiled program) kept for reuse; one per
-#: combination of the density's static settings, the sampler's and the data's shape.
+#: Compiled programs (numpyro ``MCMC`` objects, jitted blackjax drivers) kept for reuse; one
+#: per sampler, density settings, sampler settings and data shape.
 _CACHE_SIZE = 8
-_MCMC_CACHE: OrderedDict[tuple, Any] = OrderedDict()
+_PROGRAMS: OrderedDict[tuple, Any] = OrderedDict()
 
-#: What numpyro records per draw -> the name PyMC's samplers give it in ``sample_stats``.
+#: What numpyro records per draw -> the name PyMC's samplers give it in ``sample_stats``
+#: (the blackjax driver returns the same four, in this order).
 _STATS = {"diverging": "diverging", "energy": "energy", "num_steps": "n_steps",
           "accept_prob": "acceptance_rate"}
 
@@ -87,14 +93,14 @@ def glm_log_density(prior_scale: float, intercept_scale: float, prior_df: float,
 
 def _mcmc(key: tuple) -> Any:
     """The cached numpyro ``MCMC`` for ``key`` (density settings, sampler settings)."""
-    if key in _MCMC_CACHE:
-        _MCMC_CACHE.move_to_end(key)
-        return _MCMC_CACHE[key]
+    if key in _PROGRAMS:
+        _PROGRAMS.move_to_end(key)
+        return _PROGRAMS[key]
     import numpyro
     import numpyro.distributions as dist
     from numpyro.infer import MCMC, NUTS
 
-    (prior_scale, intercept_scale, prior_df, positive), sampling, _ = key
+    _, (prior_scale, intercept_scale, prior_df, positive), sampling, _ = key
     draws, tune, chains, method, target_accept = sampling
     log_density = glm_log_density(prior_scale, intercept_scale, prior_df, positive)
 
@@ -107,27 +113,69 @@ def _mcmc(key: tuple) -> Any:
     mcmc = MCMC(NUTS(model, target_accept_prob=target_accept), num_warmup=tune,
                 num_samples=draws, num_chains=chains, chain_method=method,
                 progress_bar=False, jit_model_args=True)
-    _MCMC_CACHE[key] = mcmc
-    while len(_MCMC_CACHE) > _CACHE_SIZE:
-        _MCMC_CACHE.popitem(last=False)
+    _PROGRAMS[key] = mcmc
+    while len(_PROGRAMS) > _CACHE_SIZE:
+        _PROGRAMS.popitem(last=False)
     return mcmc
 
 
-def sample_glm_numpyro(
+def _blackjax_program(key: tuple) -> Any:
+    """The cached, jitted blackjax program for ``key``: window adaptation then NUTS, per
+    chain, the data as arguments (``jax.jit`` compiles once per shape)."""
+    if key in _PROGRAMS:
+        _PROGRAMS.move_to_end(key)
+        return _PROGRAMS[key]
+    import blackjax
+    import jax
+
+    _, (prior_scale, intercept_scale, prior_df, positive), sampling, _ = key
+    draws, tune, chains, method, target_accept = sampling
+    log_density = glm_log_density(prior_scale, intercept_scale, prior_df, positive)
+
+    def one_chain(rng_key, init, centred, targets, weights, b):
+        def logdensity(theta):
+            return log_density(theta, centred, targets, weights, b)
+
+        warm_key, sample_key = jax.random.split(rng_key)
+        warmup = blackjax.window_adaptation(blackjax.nuts, logdensity,
+                                            target_acceptance_rate=target_accept)
+        (state, parameters), _ = warmup.run(warm_key, init, num_steps=tune)
+        step_kernel = blackjax.nuts(logdensity, **parameters).step
+
+        def step(state, step_key):
+            state, info = step_kernel(step_key, state)
+            return state, (state.position, info.is_divergent, info.energy,
+                           info.num_integration_steps, info.acceptance_rate)
+
+        return jax.lax.scan(step, state, jax.random.split(sample_key, draws))[1]
+
+    axes = (0, 0, None, None, None, None)
+    program = (jax.pmap(one_chain, in_axes=axes) if method == "parallel"
+               else jax.jit(jax.vmap(one_chain, in_axes=axes)))
+    _PROGRAMS[key] = program
+    while len(_PROGRAMS) > _CACHE_SIZE:
+        _PROGRAMS.popitem(last=False)
+    return program
+
+
+def sample_glm_jax(
     problem: Any,
     *,
+    sampler: str,
     draws: int,
     tune: int,
     chains: int,
     seed: int,
     target_accept: float,
 ) -> Any:
-    """NUTS draws of a :class:`~bayescal.inference.laplace_glm.GLMProblem` by numpyro.
+    """NUTS draws of a :class:`~bayescal.inference.laplace_glm.GLMProblem` on JAX.
 
     Parameters
     ----------
     problem : GLMProblem
         The log posterior (``problem.glm``) and how to name its draws.
+    sampler : {"numpyro", "blackjax"}
+        numpyro's NUTS (``MCMC``, its adaptation) or blackjax's (window adaptation, NUTS).
     draws, tune, chains : int
         Draws and tuning steps per chain, and chains.
     seed : int
@@ -144,32 +192,42 @@ def sample_glm_numpyro(
     Raises
     ------
     ImportError
-        Where JAX or numpyro is missing (:func:`bayescal.inference.jax_nuts.require_jax`).
+        Where JAX or the sampler's library is missing
+        (:func:`bayescal.inference.jax_nuts.require_jax`).
     """
     from bayescal.inference.jax_nuts import chain_method, require_jax
     from bayescal.inference.nutpie_glm import glm_posterior_tree
 
-    require_jax("numpyro")
+    require_jax(sampler)
     import jax
 
     glm = problem.glm
     settings = (float(glm.prior_scale), float(glm.intercept_scale), float(glm.prior_df),
                 bool(glm.positive))
-    method = chain_method("numpyro", chains, jax.local_device_count(), jax.default_backend())
+    method = chain_method(sampler, chains, jax.local_device_count(), jax.default_backend())
     # the data's shape is part of the key: jit retraces for a new shape anyway, and numpyro's
     # vectorised chains fail on an MCMC reused with another one (numpyro 0.21-0.22)
-    mcmc = _mcmc((settings, (draws, tune, chains, method, float(target_accept)),
-                  glm.design.shape))
+    key = (sampler, settings, (draws, tune, chains, method, float(target_accept)),
+           glm.design.shape)
     b = np.concatenate([[1.0], -(np.zeros(glm.design.shape[1]) if glm.centre is None
                                  else np.asarray(glm.centre, dtype=float))])
     # as PyMC jitters its initial points: uniform(-1, 1) around the start
     jitter = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(chains, glm.n_params))
     init = glm.start() + jitter
-    mcmc.run(jax.random.PRNGKey(seed), glm._centred, np.asarray(glm.targets, dtype=float),
-             np.asarray(glm.weights, dtype=float), b,
-             init_params={"theta": init if chains > 1 else init[0]},
-             extra_fields=tuple(_STATS))
-    theta = np.asarray(mcmc.get_samples(group_by_chain=True)["theta"])
-    extra = mcmc.get_extra_fields(group_by_chain=True)
-    stats = {_STATS[name]: np.asarray(extra[name]) for name in _STATS}
+    data = (glm._centred, np.asarray(glm.targets, dtype=float),
+            np.asarray(glm.weights, dtype=float), b)
+    if sampler == "numpyro":
+        mcmc = _mcmc(key)
+        mcmc.run(jax.random.PRNGKey(seed), *data,
+                 init_params={"theta": init if chains > 1 else init[0]},
+                 extra_fields=tuple(_STATS))
+        theta = np.asarray(mcmc.get_samples(group_by_chain=True)["theta"])
+        extra = mcmc.get_extra_fields(group_by_chain=True)
+        stats = {_STATS[name]: np.asarray(extra[name]) for name in _STATS}
+    else:
+        program = _blackjax_program(key)
+        keys = jax.random.split(jax.random.PRNGKey(seed), chains)
+        position, *values = (np.asarray(v) for v in program(keys, init, *data))
+        theta = position
+        stats = dict(zip(_STATS.values(), values, strict=True))
     return glm_posterior_tree(problem, theta, stats)

@@ -19,8 +19,8 @@ Cost: PyMC bakes the data into the JAX program as constants, so every fit traces
 compiles it again (no compile-once cache as for nutpie): measured on BLR at n = 500, d = 5,
 2 x (100 + 100) draws, about 2.6-3.1 CPU-s per fit whether or not the data changed, after a
 first fit of 8.3 CPU-s that also starts JAX (loaded 2-core machine). The GLM probes therefore
-run ``sampler="numpyro"`` on their JAX density with the data as arguments instead
-(:mod:`bayescal.inference.jax_glm`); this module serves ``"blackjax"`` and the other models. See
+run both samplers on their JAX density with the data as arguments instead
+(:mod:`bayescal.inference.jax_glm`); this module serves the other models. See
 ``benchmarks/nuts_ess.py`` for the sampling cost against nutpie and numpyro used directly.
 """
 

@@ -95,7 +95,7 @@ fit, while nutpie needs ~40 s to compile and then 1.6-2.0 s per fit. So:
   JAX has one. JAX is optional (``pip install "bayescal[jax]"``) and
   imported only when asked for. PyMC bakes the data into the JAX program,
   so every fit compiles again; for the GLM probes (a builder with a
-  ``glm_problem``) ``"numpyro"`` therefore samples the same posterior's JAX
+  ``glm_problem``) both therefore sample the same posterior's JAX
   density with the data as arguments, compiled once per shape
   (:mod:`bayescal.inference.jax_glm`). On CPU see ``benchmarks/nuts_ess.py``,
   on a GPU ``benchmarks/nuts_gpu.py``.
@@ -495,11 +495,11 @@ def _sample_nuts(
 
         require_jax(sampler)  # before building the model: a missing package is said first
         problem = getattr(builder, "glm_problem", None)
-        glm = problem(data, **hyper) if problem is not None and sampler == "numpyro" else None
+        glm = problem(data, **hyper) if problem is not None else None
         if glm is not None:  # the GLM density with the data as arguments: compiled once
-            from bayescal.inference.jax_glm import sample_glm_numpyro
+            from bayescal.inference.jax_glm import sample_glm_jax
 
-            idata = sample_glm_numpyro(glm, seed=seed, **common)
+            idata = sample_glm_jax(glm, sampler=sampler, seed=seed, **common)
             return idata, False, sampler
         model = builder(data, **hyper)
         idata = sample_jax_nuts(model, sampler=sampler, seed=seed, **common)

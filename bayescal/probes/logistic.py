@@ -282,12 +282,11 @@ class BayesianLogisticRegression(PosteriorPredictiveMixin, ClassifierMixin, Base
         small models in fresh processes. ``"pymc"`` needs no nutpie
         compilation step and suits a single small fit. ``"numpyro"`` and
         ``"blackjax"`` run NUTS on JAX (optional ``bayescal[jax]``; on a GPU
-        where JAX has one): ``"numpyro"`` on this model's JAX log posterior
-        with the data as arguments, compiled once per shape and setting
-        (binary and one-vs-rest models; :mod:`bayescal.inference.jax_glm`),
-        ``"blackjax"`` (and ``"numpyro"`` on multinomial models) through
-        PyMC's JAX translation, compiling on every fit
-        (:mod:`bayescal.inference.jax_nuts`); ``benchmarks/nuts_gpu.py``.
+        where JAX has one), on this model's JAX log posterior with the data
+        as arguments, compiled once per shape and setting (binary and
+        one-vs-rest models; :mod:`bayescal.inference.jax_glm`); the
+        multinomial model through PyMC's JAX translation, compiling on every
+        fit (:mod:`bayescal.inference.jax_nuts`); ``benchmarks/nuts_gpu.py``.
     draws, tune, chains : int, default=1000, 1000, 2
         Posterior draws and tuning steps per chain, and chains.
     point_estimate : {"mean", "median"}, default="mean"

@@ -198,11 +198,12 @@ X = rng.normal(size=(120, 2))
 y = (rng.random(120) < 1.0 / (1.0 + np.exp(-X[:, 0]))).astype(int)
 programs = []
 for seed in (1, 2):  # new data of the same shape: the same compiled program serves both
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PosteriorDiagnosticsWarning)
-        BayesianLogisticRegression(sampler="numpyro", draws=50, tune=50, chains=1,
-                                   random_state=seed).fit(X[::-1] if seed == 2 else X, y)
-    programs.append(sorted(id(m) for m in jax_glm._MCMC_CACHE.values()))
+    for sampler in ("numpyro", "blackjax"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PosteriorDiagnosticsWarning)
+            BayesianLogisticRegression(sampler=sampler, draws=50, tune=50, chains=1,
+                                       random_state=seed).fit(X[::-1] if seed == 2 else X, y)
+    programs.append(sorted(id(m) for m in jax_glm._PROGRAMS.values()))
 # folds of another size, chains vectorised as on a GPU (numpyro failed reusing one MCMC there)
 import bayescal.inference.jax_nuts as jax_nuts
 jax_nuts.chain_method = lambda *args: "vectorized"
@@ -218,11 +219,11 @@ print("RESULT" + json.dumps({"max_gap": max(gaps), "programs": programs, "chains
 
 
 @pytest.mark.slow
-def test_numpyro_glm_density_equals_the_numpy_one_and_is_compiled_once():
-    # sampler="numpyro" on a GLM probe samples the JAX density of bayescal.inference.jax_glm:
+def test_jax_glm_density_equals_the_numpy_one_and_is_compiled_once():
+    # sampler="numpyro"/"blackjax" on a GLM probe sample the JAX density of jax_glm:
     # it must be LogisticGLM's log posterior term for term (Cauchy and Student-t priors,
     # centred intercepts, the half-t prior with its log-Jacobian), and a second fit on data
-    # of the same shape must reuse the first one's numpyro program (the data are arguments).
+    # of the same shape must reuse the first one's program (the data are arguments).
     _require_jax_packages()
     run = subprocess.run([sys.executable, "-c", _GLM_IN_CHILD], capture_output=True, text=True,
                          env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
@@ -231,5 +232,5 @@ def test_numpyro_glm_density_equals_the_numpy_one_and_is_compiled_once():
     result = json.loads(line[len("RESULT"):])
     assert result["max_gap"] < 1e-12
     first, second = result["programs"]
-    assert len(first) == 1 and first == second
+    assert len(first) == 2 and first == second  # one per sampler
     assert result["chains"] == [2, 2]
