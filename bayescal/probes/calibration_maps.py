@@ -79,6 +79,7 @@ from bayescal.inference.sampling import (
     student_t_prior_hyper,
 )
 from bayescal.probes.pspline import penalised_spline_design, spline_basis, spline_knots
+from bayescal.probes.spline_laplace import SplineLogPosterior, grid_laplace_fit, smoothness_grid
 
 __all__ = [
     "BayesianBetaCalibrator",
@@ -286,14 +287,7 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
         self._prepare(scores, targets, weights)
         failures, remedy = self._data_failures(scores, targets, weights)
         data = {**self._design(scores), **self._model_data(), "t": targets, "w": weights}
-        fit = sample_posterior(
-            calibration_map_model,
-            data,
-            hyper=self._hyper(),
-            random_state=self.random_state,
-            **settings,
-            **self._sampler_options(),
-        )
+        fit = self._posterior(data, settings)
         self.idata_ = fit.idata
         names = [n for n in ("intercept", "intercept_centred", "coef", "tau", "innovations")
                  if n in fit.idata["posterior"]]
@@ -314,6 +308,17 @@ class _BayesianCalibrationMap(PosteriorPredictiveMixin, BinaryCalibrator):
     ) -> tuple[tuple[str, ...], str | None]:
         """Failures of the fit that the data cause whatever the inference, and their remedy."""
         return (), None
+
+    def _posterior(self, data: dict[str, np.ndarray], settings: dict[str, Any]) -> Any:
+        """The posterior fit (:class:`~bayescal.inference.sampling.PosteriorFit`) of ``data``."""
+        return sample_posterior(
+            calibration_map_model,
+            data,
+            hyper=self._hyper(),
+            random_state=self.random_state,
+            **settings,
+            **self._sampler_options(),
+        )
 
     def _prepare(self, scores: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> None:
         """Learn data-dependent feature settings (the spline's knots and basis)."""
@@ -898,13 +903,47 @@ class BayesianSplineCalibrator(_BayesianCalibrationMap):
         # Fisher information is diagonal (``basis_information_``).
         fixed = self._fixed_effects(z)
         basis = self._penalised_basis(z)
-        root_info = np.sqrt(self._fisher_weights(fixed, targets, weights))[:, None]
-        self.basis_shift_ = np.linalg.lstsq(root_info * fixed, root_info * basis, rcond=None)[0]
-        resid = root_info * (basis - fixed @ self.basis_shift_)
-        information, self.basis_rotation_ = np.linalg.eigh(resid.T @ resid)
-        self.basis_information_ = np.clip(information, 0.0, None)
-        reference = _NONCENTRING_REFERENCE * float(self.smoothness_scale)
+        # Two passes: the weights of the pilot Platt fit first, then those of the spline's
+        # own conditional mode at the grid's median tau (the pilot's Platt fit puts near-zero
+        # weight on rows that a bent map fits at p(1 - p) far from 0, and the information
+        # d_k, the powers a_k and the funnel follow the weights).
+        fisher = self._fisher_weights(fixed, targets, weights)
+        for _ in range(2):
+            self.basis_weights_ = fisher
+            root_info = np.sqrt(fisher)[:, None]
+            self.basis_shift_ = np.linalg.lstsq(root_info * fixed, root_info * basis,
+                                                rcond=None)[0]
+            resid = root_info * (basis - fixed @ self.basis_shift_)
+            information, self.basis_rotation_ = np.linalg.eigh(resid.T @ resid)
+            self.basis_information_ = np.clip(information, 0.0, None)
+            self._log_posterior = self._grid_problem(z, targets, weights)
+            self.smoothness_grid_ = smoothness_grid(self._log_posterior)
+            reference = self.smoothness_grid_.tau_quantile(0.5)
+            mode = self.smoothness_grid_.modes[
+                np.argmin(np.abs(self.smoothness_grid_.log_tau - np.log(reference)))]
+            p = expit(self._log_posterior.X @ mode)
+            fisher = weights * p * (1.0 - p)
         self.noncentring_ = 1.0 / (1.0 + reference**2 * self.basis_information_)
+
+    def _grid_problem(self, z: np.ndarray, targets: np.ndarray, weights: np.ndarray) -> Any:
+        """The model's log posterior on the training rows for :mod:`~bayescal.probes.spline_laplace`."""
+        fixed = self._fixed_effects(z)
+        basis = (self._penalised_basis(z) - fixed @ self.basis_shift_) @ self.basis_rotation_
+        return SplineLogPosterior(
+            np.column_stack([fixed, basis]), np.asarray(targets, float), np.asarray(weights, float),
+            n_fixed=2, fixed_scales=(float(self.intercept_scale), float(self.prior_scale)),
+            prior_df=float(self.prior_df), smoothness_scale=float(self.smoothness_scale),
+            smoothness_df=float(self.smoothness_df),
+        )
+
+    def _posterior(self, data: dict[str, np.ndarray], settings: dict[str, Any]) -> Any:
+        problem = self.__dict__.pop("_log_posterior")  # holds the rows: not kept after fit
+        if settings["inference"] != "laplace":
+            return super()._posterior(data, settings)
+        return grid_laplace_fit(
+            problem, self.smoothness_grid_, self.noncentring_,
+            n_draws=settings["draws"] * settings["chains"], random_state=self.random_state,
+        )
 
     def _fisher_weights(
         self, fixed: np.ndarray, targets: np.ndarray, weights: np.ndarray
