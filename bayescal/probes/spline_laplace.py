@@ -222,13 +222,14 @@ def grid_laplace_draws(problem: SplineLogPosterior, grid: SmoothnessGrid, n_draw
     return log_tau, beta, problem.joint(log_tau, beta), log_approx
 
 
-def grid_laplace_fit(problem: SplineLogPosterior, grid: SmoothnessGrid, noncentring: np.ndarray,
+def grid_laplace_fit(problem: SplineLogPosterior, grid: SmoothnessGrid, information: np.ndarray,
                      *, n_draws: int, random_state) -> Any:
     """Checked draws of the grid approximation in the spline model's variables.
 
     Returns a :class:`~bayescal.inference.sampling.PosteriorFit` with
     ``intercept``, ``coef``, ``tau``, ``innovations`` (``u_k / tau^(a_k)`` for
-    the non-centring powers ``noncentring``) and ``spline_effect`` (``u``),
+    the non-centring powers ``a_k = 1 / (1 + tau^2 d_k)`` of the basis'
+    ``information`` ``d_k``) and ``spline_effect`` (``u``),
     resampled by their importance weights where the Pareto shape passes.
     """
     import time
@@ -247,13 +248,14 @@ def grid_laplace_fit(problem: SplineLogPosterior, grid: SmoothnessGrid, noncentr
     tau = np.exp(log_tau[idx])
     u = beta[idx, f:]
     n_basis = u.shape[1]
+    power = 1.0 / (1.0 + tau[:, None] ** 2 * information[None, :])
     posterior = xr.Dataset(
         {
             "intercept": (("chain", "draw"), beta[idx, 0][None]),
             "coef": (("chain", "draw", "feature"), beta[idx, 1:f][None]),
             "tau": (("chain", "draw"), tau[None]),
             "innovations": (("chain", "draw", "basis"),
-                            (u / tau[:, None] ** noncentring)[None]),
+                            (u / tau[:, None] ** power)[None]),
             "spline_effect": (("chain", "draw", "basis"), u[None]),
         },
         coords={"chain": [0], "draw": np.arange(idx.size), "feature": np.arange(f - 1),

@@ -42,7 +42,8 @@ def bent(n=300, seed=0):
 
 def test_numpy_log_density_is_the_pymc_models():
     """The grid's exact log density of (log tau, beta) is calibration_map_model's, up to a
-    constant, once the non-centring Jacobian ``d u_k / d e_k = tau^(a_k)`` is added."""
+    constant, once the non-centring Jacobian ``d u_k / d e_k = tau^(a_k(tau))`` is added,
+    ``a_k(tau) = 1 / (1 + tau^2 d_k)``."""
     s, y = bent()
     cal = BayesianSplineCalibrator(inference="laplace", draws=50, random_state=0)
     cal._prepare(s, y.astype(float), np.ones(s.size))
@@ -51,12 +52,12 @@ def test_numpy_log_density_is_the_pymc_models():
     model = calibration_map_model(data, **cal._hyper())
     logp = model.compile_logp()
     rng = np.random.default_rng(1)
-    a = cal.noncentring_
     diffs = []
     for _ in range(5):
         log_tau = rng.normal(0.0, 1.0)
         beta = rng.normal(0.0, 0.5, problem.X.shape[1])
         u = beta[2:]
+        a = 1.0 / (1.0 + np.exp(2 * log_tau) * cal.basis_information_)
         point = {"intercept": beta[0], "coef": beta[1:2], "tau_log__": log_tau,
                  "innovations": u / np.exp(log_tau) ** a}
         exact = float(logp(point))
@@ -102,3 +103,15 @@ def test_issue_27_laplace_passes_its_check_on_tied_forest_scores():
     tau = np.asarray(cal.idata_["posterior"]["tau"]).ravel()
     grid = cal.smoothness_grid_
     assert np.median(tau) == pytest.approx(grid.tau_quantile(0.5), rel=0.25)
+
+
+def test_noncentring_powers_follow_tau_on_well_specified_scores():
+    """The powers a_k(tau) = 1 / (1 + tau^2 d_k): fixed at the posterior median of tau (0.74
+    here) they centred the informed coefficients at small tau and NUTS gave 53 divergences
+    and R-hat 1.07 on these identity-calibrated scores."""
+    rng = np.random.default_rng(1)
+    s = rng.uniform(0.02, 0.98, 300)
+    y = (rng.random(300) < s).astype(int)
+    cal = BayesianSplineCalibrator(draws=500, tune=500, random_state=1).fit(s, y)
+    diag = cal.diagnostics_
+    assert diag.divergences == 0 and diag.rhat_max <= 1.015 and diag.ess_bulk_min >= 200
