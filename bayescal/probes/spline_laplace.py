@@ -17,7 +17,9 @@ on the grid the conditional posterior of ``beta`` is approximated by a
 Gaussian at its mode (Newton's method in NumPy), the Laplace estimate of
 ``p(y | tau)`` times the prior of ``log tau`` weighs the grid point, and the
 approximation is the mixture: ``log tau`` uniform within the grid cell drawn
-by its weight, ``beta`` from that cell's Gaussian. Its density is exact, so
+by its weight, ``beta`` from a Student-t (4 degrees of freedom) with that
+cell's mode and Gaussian scale (heavier tails than the Gaussian's, which the
+logistic likelihood under Cauchy priors needs). Its density is exact, so
 the draws are checked against the model's exact log density by Pareto-smoothed
 importance sampling (:func:`bayescal.inference.importance.pareto_smoothed_check`)
 as every other Laplace fit of bayescal is.
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.special import expit, gammaln, log_expit
 
 __all__ = ["SmoothnessGrid", "SplineLogPosterior", "grid_laplace_fit", "smoothness_grid"]
@@ -211,8 +214,6 @@ def grid_laplace_draws(problem: SplineLogPosterior, grid: SmoothnessGrid, n_draw
     beta = np.empty_like(z)
     for j in np.unique(cell):
         rows = cell == j
-        from scipy.linalg import solve_triangular
-
         beta[rows] = grid.modes[j] + solve_triangular(grid.chol[j], z[rows].T, lower=True,
                                                       trans="T").T
     quad = np.sum(z * z, axis=1)
