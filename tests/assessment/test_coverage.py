@@ -38,13 +38,21 @@ def test_a_sabotaged_interval_fails_the_coverage_check():
 
 @pytest.mark.slow
 def test_bayesian_band_covers_a_curved_truth_at_its_level():
-    """The band's nominal rate, on a curve the smoothness prior does not favour.
+    """The band's rate on a curve the smoothness prior does not favour: below nominal.
 
-    Measured (seed 0, 200 x 500 rows): 0.889 for ``logit p + 0.5 sin(2 logit p)``;
-    on the logistic-linear curve (the penalty's null space) 0.95-0.96, the
-    over-coverage Nychka (1988) describes for such curves.
+    Measured (seed 0, 200 x 500 rows, 90 % band) for ``logit p + 0.5 sin(2 logit p)``:
+    0.799, mean width 0.118, 1 % of fits flagged. Before issue 27 it was 0.909 with a
+    width of 0.146, but 68 % of those fits had failed their Pareto-smoothed check: the
+    joint Laplace approximation put ``tau`` too high (median 2.9 against NUTS's 1.2) and
+    its band was a quarter wider than the posterior's. The Laplace fit with ``tau`` on a
+    grid agrees with NUTS replication by replication (width within 0.004, the same
+    coverage on 3 of 4 replications checked), so 0.80 is the posterior's own rate on
+    this curve: the smoothness prior shrinks the sine towards the linear map. On the
+    logistic-linear curve (the penalty's null space) the band over-covers (0.95-0.96
+    before issue 27), as Nychka (1988) describes for such curves.
     """
     from bayescal.assessment.coverage import band_coverage_study
 
     result = band_coverage_study("wiggle", 200, n=500, level=0.9, seed=0)
-    assert 0.85 <= result["band_coverage"] <= 0.95, result
+    assert result["flagged"] <= 0.05, result
+    assert 0.75 <= result["band_coverage"] <= 0.85, result

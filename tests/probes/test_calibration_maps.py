@@ -282,11 +282,15 @@ def test_spline_basis_is_orthogonal_to_the_fixed_effects_on_the_training_scores(
     lr = LogisticRegression(C=2.5**2, tol=1e-12, max_iter=1000).fit(design["F"], y)
     p = lr.predict_proba(design["F"])[:, 1]
     np.testing.assert_allclose(info, p * (1 - p), rtol=1e-6)
-    # orthogonal to [1, z~] in the Fisher inner product; Demmler-Reinsch: diagonal information
+    # orthogonal to [1, z~] in the Fisher inner product of the basis' second pass: the
+    # weights w p (1 - p) of the spline's own conditional mode at the grid's median tau;
+    # Demmler-Reinsch: diagonal information
+    info = cal.basis_weights_
+    assert np.all((info > 0) & (info <= 0.25))
     np.testing.assert_allclose(fixed.T @ (info[:, None] * design["B"]), 0.0, atol=1e-8)
     gram = design["B"].T @ (info[:, None] * design["B"])
     np.testing.assert_allclose(gram, np.diag(cal.basis_information_), atol=1e-8)
-    assert np.all((cal.noncentring_ > 0) & (cal.noncentring_ <= 1))
+    assert np.all(cal.basis_information_ >= 0)
     # the rotation is orthogonal, so the prior u ~ N(0, tau^2 I) is unchanged by it
     np.testing.assert_allclose(cal.basis_rotation_.T @ cal.basis_rotation_, np.eye(8), atol=1e-12)
     np.testing.assert_allclose(design["F"].mean(), 0.0, atol=1e-12)
