@@ -91,11 +91,20 @@ def glm_log_density(prior_scale: float, intercept_scale: float, prior_df: float,
     return log_density
 
 
-def _mcmc(key: tuple) -> Any:
-    """The cached numpyro ``MCMC`` for ``key`` (density settings, sampler settings)."""
+def _cached_program(key: tuple, build) -> Any:
+    """``_PROGRAMS[key]``, built by ``build(key)`` (and the least recently used evicted)
+    when absent."""
     if key in _PROGRAMS:
         _PROGRAMS.move_to_end(key)
         return _PROGRAMS[key]
+    program = _PROGRAMS[key] = build(key)
+    while len(_PROGRAMS) > _CACHE_SIZE:
+        _PROGRAMS.popitem(last=False)
+    return program
+
+
+def _numpyro_mcmc(key: tuple) -> Any:
+    """A numpyro ``MCMC`` for ``key`` (sampler, density settings, sampler settings, shape)."""
     import numpyro
     import numpyro.distributions as dist
     from numpyro.infer import MCMC, NUTS
@@ -110,21 +119,14 @@ def _mcmc(key: tuple) -> Any:
             "theta", dist.ImproperUniform(dist.constraints.real_vector, (), shape))
         numpyro.factor("log_density", log_density(theta, centred, targets, weights, b))
 
-    mcmc = MCMC(NUTS(model, target_accept_prob=target_accept), num_warmup=tune,
+    return MCMC(NUTS(model, target_accept_prob=target_accept), num_warmup=tune,
                 num_samples=draws, num_chains=chains, chain_method=method,
                 progress_bar=False, jit_model_args=True)
-    _PROGRAMS[key] = mcmc
-    while len(_PROGRAMS) > _CACHE_SIZE:
-        _PROGRAMS.popitem(last=False)
-    return mcmc
 
 
 def _blackjax_program(key: tuple) -> Any:
-    """The cached, jitted blackjax program for ``key``: window adaptation then NUTS, per
-    chain, the data as arguments (``jax.jit`` compiles once per shape)."""
-    if key in _PROGRAMS:
-        _PROGRAMS.move_to_end(key)
-        return _PROGRAMS[key]
+    """A jitted blackjax program for ``key``: window adaptation then NUTS, per chain, the
+    data as arguments (``jax.jit`` compiles once per shape)."""
     import blackjax
     import jax
 
@@ -150,12 +152,8 @@ def _blackjax_program(key: tuple) -> Any:
         return jax.lax.scan(step, state, jax.random.split(sample_key, draws))[1]
 
     axes = (0, 0, None, None, None, None)
-    program = (jax.pmap(one_chain, in_axes=axes) if method == "parallel"
-               else jax.jit(jax.vmap(one_chain, in_axes=axes)))
-    _PROGRAMS[key] = program
-    while len(_PROGRAMS) > _CACHE_SIZE:
-        _PROGRAMS.popitem(last=False)
-    return program
+    return (jax.pmap(one_chain, in_axes=axes) if method == "parallel"
+            else jax.jit(jax.vmap(one_chain, in_axes=axes)))
 
 
 def sample_glm_jax(
@@ -217,7 +215,7 @@ def sample_glm_jax(
     data = (glm._centred, np.asarray(glm.targets, dtype=float),
             np.asarray(glm.weights, dtype=float), b)
     if sampler == "numpyro":
-        mcmc = _mcmc(key)
+        mcmc = _cached_program(key, _numpyro_mcmc)
         mcmc.run(jax.random.PRNGKey(seed), *data,
                  init_params={"theta": init if chains > 1 else init[0]},
                  extra_fields=tuple(_STATS))
@@ -225,7 +223,7 @@ def sample_glm_jax(
         extra = mcmc.get_extra_fields(group_by_chain=True)
         stats = {_STATS[name]: np.asarray(extra[name]) for name in _STATS}
     else:
-        program = _blackjax_program(key)
+        program = _cached_program(key, _blackjax_program)
         keys = jax.random.split(jax.random.PRNGKey(seed), chains)
         position, *values = (np.asarray(v) for v in program(keys, init, *data))
         theta = position

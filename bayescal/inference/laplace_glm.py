@@ -43,7 +43,7 @@ import numpy as np
 from scipy.special import gammaln
 
 __all__ = ["GLMProblem", "LogisticGLM", "gaussian_draws_at_mode", "laplace_glm_draws",
-           "newton_mode"]
+           "newton_mode", "student_t_terms"]
 
 #: Elements (rows x draws) of the linear-predictor block evaluated at once when the log
 #: density is evaluated at many draws: 2^17 (512 KiB in single precision, the check's)
@@ -91,8 +91,9 @@ def _use_compiled_products(n_rows: int, n_draws: int) -> bool:
     return n_rows * n_draws >= _COMPILED_MIN_ELEMENTS
 
 
-def _student_t_terms(x: np.ndarray, nu: float, scale: float) -> tuple:
-    """Log density of ``t_nu(0, scale)`` at ``x``, and its first two derivatives."""
+def student_t_terms(x: np.ndarray, nu: float, scale: float | np.ndarray) -> tuple:
+    """Log density of ``t_nu(0, scale)`` at ``x``, and its first two derivatives
+    (``scale`` may be an array broadcasting with ``x``)."""
     const = gammaln((nu + 1.0) / 2.0) - gammaln(nu / 2.0) - 0.5 * np.log(nu * np.pi) - np.log(scale)
     q = nu * scale * scale + x * x
     value = const - 0.5 * (nu + 1.0) * np.log1p(x * x / (nu * scale * scale))
@@ -182,8 +183,8 @@ class LogisticGLM:
         """Prior log density (with log-Jacobian), ``phi``-gradient and ``phi``-Hessian."""
         c, coef = self.coefficients(theta)
         nu = self.prior_df
-        vc, gc, hc = _student_t_terms(np.asarray(c), nu, self.intercept_scale)
-        vb, gb, hb = _student_t_terms(coef, nu, self.prior_scale)
+        vc, gc, hc = student_t_terms(np.asarray(c), nu, self.intercept_scale)
+        vb, gb, hb = student_t_terms(coef, nu, self.prior_scale)
         value = float(vc) + float(vb.sum())
         if self.positive:
             value += coef.size * np.log(2.0) + float(theta[1:].sum())
@@ -342,8 +343,8 @@ class LogisticGLM:
         theta = np.asarray(theta, dtype=float)
         c, coef = self.coefficients(theta)
         nu = self.prior_df
-        vc, gc, _ = _student_t_terms(np.asarray(c), nu, self.intercept_scale)
-        vb, gb, _ = _student_t_terms(coef, nu, self.prior_scale)
+        vc, gc, _ = student_t_terms(np.asarray(c), nu, self.intercept_scale)
+        vb, gb, _ = student_t_terms(coef, nu, self.prior_scale)
         eta = self._centred @ coef
         eta += theta[0]
         e = np.exp(-np.abs(eta))
@@ -409,8 +410,8 @@ class LogisticGLM:
         coef = np.exp(thetas[:, 1:]) if self.positive else thetas[:, 1:]
         c = c0 + coef @ self._b[1:]
         nu = self.prior_df
-        out = _student_t_terms(c, nu, self.intercept_scale)[0]
-        out = out + _student_t_terms(coef, nu, self.prior_scale)[0].sum(axis=1)
+        out = student_t_terms(c, nu, self.intercept_scale)[0]
+        out = out + student_t_terms(coef, nu, self.prior_scale)[0].sum(axis=1)
         if self.positive:
             out = out + coef.shape[1] * np.log(2.0) + thetas[:, 1:].sum(axis=1)
         out = out + c0 * self._tw + coef @ self._gtw

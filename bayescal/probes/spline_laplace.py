@@ -34,6 +34,8 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import expit, gammaln, log_expit
 
+from bayescal.inference.laplace_glm import student_t_terms
+
 __all__ = ["SmoothnessGrid", "SplineLogPosterior", "grid_laplace_fit", "smoothness_grid"]
 
 #: Step of the coarse and the fine grid of ``log tau``.
@@ -88,14 +90,11 @@ class SplineLogPosterior:
 
     # --- priors -------------------------------------------------------------------
     def _t_terms(self, x):
-        """Student-t log density (up to a constant), gradient, IRLS and exact curvature."""
-        nu, s2 = self.nu, self.scales**2
-        denom = nu * s2 + x * x
-        logp = -0.5 * (nu + 1.0) * np.log1p(x * x / (nu * s2))
-        grad = -(nu + 1.0) * x / denom
-        irls = (nu + 1.0) / denom
-        exact = (nu + 1.0) * (nu * s2 - x * x) / denom**2
-        return logp, grad, irls, exact
+        """Student-t log density, gradient, IRLS and exact curvature (the GLM probes'
+        :func:`~bayescal.inference.laplace_glm.student_t_terms`, plus the IRLS weight)."""
+        logp, grad, hess = student_t_terms(x, self.nu, self.scales)
+        irls = (self.nu + 1.0) / (self.nu * self.scales**2 + x * x)
+        return logp, grad, irls, -hess
 
     def log_tau_prior(self, log_tau):
         """Log density of ``log tau`` (half-Student-t or half-normal of ``tau``, Jacobian)."""
