@@ -98,6 +98,7 @@ def beta_clip_sensitivity(
     clip: float | None,
     parameters: str = "abm",
     max_iter: int = 100,
+    coef: tuple[float, float, float] | None = None,
 ) -> ClipSensitivity | None:
     """How far the maximum-likelihood beta map moves when only ``clip`` changes.
 
@@ -120,6 +121,9 @@ def beta_clip_sensitivity(
         The fit's clip (None: nothing clipped, returns None).
     parameters : {"abm", "am", "ab"}, default="abm"
     max_iter : int, default=100
+    coef : tuple of float, optional
+        ``(a, b, c)`` of the caller's own fit at ``clip`` (then only the map at the
+        other clip is fitted); default: fitted here.
 
     Returns
     -------
@@ -127,10 +131,11 @@ def beta_clip_sensitivity(
     """
 
     def fit_predict(value: float) -> np.ndarray:
-        coef, _ = _fit_beta_map(scores, targets, weights, parameters, value, max_iter)
-        return _beta_proba(scores, coef, value)
+        fitted, _ = _fit_beta_map(scores, targets, weights, parameters, value, max_iter)
+        return _beta_proba(scores, fitted, value)
 
-    return clip_sensitivity(fit_predict, scores, weights, clip)
+    own = None if coef is None or clip is None else _beta_proba(scores, coef, clip)
+    return clip_sensitivity(fit_predict, scores, weights, clip, fitted=own)
 
 
 
@@ -265,7 +270,8 @@ class BetaCalibrator(BinaryCalibrator):
         )
         self.m_ = 0.5 if self.parameters == "ab" else _midpoint(self.a_, self.b_, self.c_)
         sensitivity = beta_clip_sensitivity(
-            scores, targets, weights, self.clip, self.parameters, int(self.max_iter)
+            scores, targets, weights, self.clip, self.parameters, int(self.max_iter),
+            coef=(self.a_, self.b_, self.c_),
         )
         self.clip_sensitivity_ = 0.0 if sensitivity is None else sensitivity.mean_change
         if sensitivity is not None and sensitivity.material:

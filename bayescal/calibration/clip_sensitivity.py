@@ -118,6 +118,7 @@ def clip_sensitivity(
     scores: np.ndarray,
     weights: np.ndarray,
     clip: float | None,
+    fitted: np.ndarray | None = None,
 ) -> ClipSensitivity | None:
     """Refit a map at :func:`alternative_clip` and measure how far its probabilities move.
 
@@ -132,6 +133,10 @@ def clip_sensitivity(
         Sample weights (the mean change is weighted by them).
     clip : float or None
         The fit's clip. ``None`` (strict: no score was clipped) returns None.
+    fitted : ndarray of shape (n,), optional
+        The class-1 probabilities on the calibration scores of the fit at ``clip``
+        when the caller has them (its own fit), so that only the alternative is
+        fitted; default ``fit_predict(clip)``.
 
     Returns
     -------
@@ -147,7 +152,9 @@ def clip_sensitivity(
     n_saturated = int(np.count_nonzero(saturated))
     if n_saturated == 0:
         return None
-    change = np.abs(fit_predict(float(clip)) - fit_predict(alternative))
+    if fitted is None:
+        fitted = fit_predict(float(clip))
+    change = np.abs(fitted - fit_predict(alternative))
     return ClipSensitivity(
         clip=float(clip),
         alternative=alternative,
