@@ -124,5 +124,7 @@ def calibrator_for(calibrator: Any, method: str, estimator_name: str = "the esti
         f"decision values, which `calibrator` {type(calibrator).__name__} cannot read. Use a "
         "calibrator that accepts input='decision' (PlattCalibrator, LogisticGAMCalibrator, "
         "IsotonicCalibrator, ENIRCalibrator, HistogramBinningCalibrator, TemperatureScaling, "
-        "...) or an estimator with predict_proba (e.g. SVC(probability=True))."
+        "...) or an estimator with predict_proba (for an SVM, scikit-learn 1.9 recommends "
+        "CalibratedClassifierCV(SVC(), ensemble=False) over the deprecated "
+        "SVC(probability=True))."
     )
