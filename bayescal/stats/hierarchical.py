@@ -228,9 +228,10 @@ class HierarchicalComparison(BaseEstimator):
     ----------
     idata_ : xarray.DataTree
         The posterior (standardised units; see ``scale_``).
-    diagnostics_ : dict
+    diagnostics_ : PosteriorDiagnostics
         R-hat, ESS, divergences, sampler, seconds, ``converged`` and
-        ``failures`` (:func:`bayescal.inference.posterior.record_diagnostics`).
+        ``failures`` (:func:`bayescal.inference.posterior.record_diagnostics`;
+        the typed object every Bayesian estimator keeps, readable as a mapping).
     samples_ : ndarray of shape (n_draws, 3)
         Per posterior draw, the probabilities that the difference on a new
         dataset lies left of, inside or right of the ROPE.
