@@ -31,7 +31,13 @@ from bayescal.cube.schema import (
     metric_info,
     metric_names,
 )
-from bayescal.cube.store import CellResult, CellStore, DamagedCellError, StoreLayout
+from bayescal.cube.store import (
+    CellResult,
+    CellStore,
+    DamagedCellError,
+    DamagedStudyRecordError,
+    StoreLayout,
+)
 
 __all__ = [
     "CELL_DIMS",
@@ -43,6 +49,7 @@ __all__ = [
     "CellStore",
     "CorruptCubeError",
     "DamagedCellError",
+    "DamagedStudyRecordError",
     "MetricInfo",
     "StoreBusyError",
     "StoreLayout",

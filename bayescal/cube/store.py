@@ -39,7 +39,14 @@ corrupted, written by something else) to ``quarantine/`` under its own
 relative path with a time stamp, so that the runner computes the cell again;
 consolidation skips a damaged file rather than failing on it. The cube
 carries a manifest of hashes (:mod:`bayescal.cube.manifest`) and is refused by
-readers when it fails it.
+readers when it fails it. The study record (``study.json``: the layout the cube
+is consolidated from, its ROPE, seed, names and spec) carries a SHA-256 of its
+content too; a record that fails it (or does not parse) is a
+:class:`DamagedStudyRecordError`, which refuses resuming and re-consolidating
+(nothing can tell which spec the cells belong to) while the consolidated cube,
+checked by its own manifest, can still be shown and reported. Records written
+before the checksum (no ``sha256`` key, only the record's known keys) are read
+as they are.
 """
 
 from __future__ import annotations
@@ -56,7 +63,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CellResult", "CellStore", "DamagedCellError", "StoreLayout", "StoredCell"]
+__all__ = ["CellResult", "CellStore", "DamagedCellError", "DamagedStudyRecordError",
+           "StoreLayout", "StoredCell"]
 
 #: 3: cell and data files carry a SHA-256 of their content; the cube a manifest.
 STORE_FORMAT = 3
@@ -242,6 +250,20 @@ class DamagedCellError(ValueError):
     """A cell file cannot be read back intact (truncated, corrupted, foreign)."""
 
 
+class DamagedStudyRecordError(ValueError):
+    """A store's ``study.json`` fails its checksum or does not parse."""
+
+
+#: The keys of a study record (``study.json``) besides its checksum.
+_META_KEYS = frozenset({"finished", "layout", "results_revision", "started", "versions"})
+
+
+def _meta_digest(record: dict[str, Any]) -> str:
+    """SHA-256 of a study record's canonical JSON (the checksum key excluded)."""
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 _POSTERIOR_PREFIX = "posterior/"
 
 
@@ -304,11 +326,39 @@ class CellStore:
         return self.meta_path.is_file()
 
     def read_meta(self) -> dict[str, Any]:
-        """The study record (``layout``, ``started``, ``versions``)."""
+        """The study record (``layout``, ``started``, ``versions``), checksum verified.
+
+        Raises
+        ------
+        ValueError
+            If the store has no readable ``study.json``.
+        DamagedStudyRecordError
+            If ``study.json`` does not parse as a record or fails its checksum.
+        """
         try:
-            return json.loads(self.meta_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+            data = self.meta_path.read_bytes()
+        except OSError as exc:
             raise ValueError(f"{self.root} is not a bayescal study store: {exc}") from None
+        why = None
+        try:
+            record = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            record, why = None, f"it does not parse ({type(exc).__name__})"
+        if why is None and not (isinstance(record, dict) and isinstance(record.get("layout"), dict)):
+            why = "it is not a study record"
+        if why is None:
+            digest = record.pop(_CHECKSUM, None)
+            if digest is None and not set(record) <= _META_KEYS:
+                why = f"unknown keys {sorted(set(record) - _META_KEYS)} and no checksum"
+            elif digest is not None and digest != _meta_digest(record):
+                why = "it fails its SHA-256 checksum"
+        if why is not None:
+            raise DamagedStudyRecordError(
+                f"{self.meta_path} is damaged ({why}): the study's record cannot be trusted, so "
+                "the store cannot be resumed or consolidated; its cube, if intact, can still be "
+                "shown and reported. Run the study again into a new store."
+            )
+        return record
 
     def layout(self) -> StoreLayout:
         """The layout recorded in the store."""
@@ -316,7 +366,9 @@ class CellStore:
 
     def write_meta(self, meta: dict[str, Any]) -> None:
         """Record the study (atomically)."""
-        text = json.dumps(meta, indent=1, sort_keys=True).encode()
+        record = {k: v for k, v in meta.items() if k != _CHECKSUM}
+        record[_CHECKSUM] = _meta_digest(record)
+        text = json.dumps(record, indent=1, sort_keys=True).encode()
         _atomic_write(self.meta_path, lambda fh: fh.write(text))
 
     def remove_partial_files(self) -> int:

@@ -11,6 +11,7 @@ cells are quarantined, and a resume recomputes them into the same cube.
 from __future__ import annotations
 
 import errno
+import json
 import shutil
 from pathlib import Path
 
@@ -279,3 +280,59 @@ def test_a_read_only_store_is_shown_and_opened(copy, monkeypatch):
                         lambda self: (_ for _ in ()).throw(OSError(errno.EIO, "I/O error")))
     with pytest.raises(OSError, match="I/O error"):
         open_results(copy.root)
+
+
+def test_every_bit_flip_of_the_study_record_is_detected_or_harmless(copy):
+    """``study.json`` holds what the cube is consolidated from (ROPE, seed, names): a flip
+    of a digit there ('0.01' -> '0.11' is one bit) would change a re-consolidated cube."""
+    from bayescal.cube import DamagedStudyRecordError
+
+    path = copy.meta_path
+    reference = copy.read_meta()
+    original = path.read_bytes()
+    detected, silent, crashes = 0, [], []
+    try:
+        for bit in range(0, 8 * len(original), 3):
+            path.write_bytes(_flip(original, bit))
+            try:
+                back = copy.read_meta()
+            except DamagedStudyRecordError:
+                detected += 1
+                continue
+            except Exception as exc:  # noqa: BLE001  (what the test is looking for)
+                crashes.append(f"bit {bit}: {type(exc).__name__}: {exc}")
+                continue
+            if back != reference:
+                silent.append(bit)
+    finally:
+        path.write_bytes(original)
+    assert crashes == [] and silent == []
+    assert detected > 0.9 * len(range(0, 8 * len(original), 3))
+
+
+def test_a_damaged_study_record_refuses_resume_in_one_line_and_the_cube_still_shows(
+        study, copy):
+    from bayescal.cli import main
+    from bayescal.cube import DamagedStudyRecordError
+    from bayescal.study import run
+
+    text = copy.meta_path.read_text()
+    assert '"rope": 0.01' in text
+    copy.meta_path.write_text(text.replace('"rope": 0.01', '"rope": 0.11'))  # one bit
+    with pytest.raises(DamagedStudyRecordError, match="fails its SHA-256 checksum"):
+        run(study[0], copy.root, resume=True, n_jobs=1, progress=False)
+    out = CliRunner().invoke(main, ["run", str(study[0]), "--store", str(copy.root),
+                                    "--resume", "-q"])
+    assert out.exit_code != 0 and "Traceback" not in out.output
+    assert "study.json is damaged" in out.output and "new store" in out.output
+    shown = CliRunner().invoke(main, ["show", str(copy.root)])
+    assert shown.exit_code == 0, shown.output
+    # a record written before the checksum (no sha256 key, only known keys) is read as
+    # it is; one with its checksum key's name damaged is not
+    record = json.loads(text)
+    del record["sha256"]
+    copy.meta_path.write_text(json.dumps(record))
+    assert copy.read_meta() == {k: v for k, v in json.loads(text).items() if k != "sha256"}
+    copy.meta_path.write_text(text.replace('"sha256"', '"sha2v6"'))
+    with pytest.raises(DamagedStudyRecordError, match="unknown keys"):
+        copy.read_meta()

@@ -97,6 +97,7 @@ def test_open_results_round_trips_the_written_cube(store):
 
 def test_an_old_store_format_is_refused(store):
     meta = json.loads(store.meta_path.read_text())
+    del meta["sha256"]  # a record written before study records carried a checksum
     meta["layout"]["format"] = 1
     store.meta_path.write_text(json.dumps(meta))
     with pytest.raises(ValueError, match=f"format 1 and this bayescal reads format {STORE_FORMAT}"):
