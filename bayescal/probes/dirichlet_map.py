@@ -1,22 +1,36 @@
 """Bayesian Dirichlet calibration: the multi-class map ``softmax(W ln q + b)`` with priors.
 
 The Bayesian twin of :class:`bayescal.calibration.DirichletCalibrator`
-(Kull et al. 2019): the same map and parametrisation (last row of ``[W, b]``
-fixed to zero, the reference class), with Gaussian priors centred on the
-identity map,
+(Kull et al. 2019): the same map over the paper's full ``K x K`` matrix and
+``K`` intercepts, with Gaussian priors centred on the identity map,
 
 .. math::
 
-    W_{ij} \\sim \\mathcal N\\big(\\delta_{ij} - \\delta_{jK},\\ \\sigma_W^2\\big)
-    \\ (i < K), \\qquad b_i \\sim \\mathcal N(0, \\sigma_b^2)\\ (i < K),
+    W_{ij} \\sim \\mathcal N\\big(\\delta_{ij},\\ \\sigma_W^2\\big), \\qquad
+    b_i \\sim \\mathcal N(0, \\sigma_b^2) \\qquad (i, j = 1 \\dots K),
 
 so that the prior mean leaves the classifier's probabilities unchanged and
-the prior scales play the part of the frequentist L2 penalty's strengths
-(the MAP estimate with ``sigma^2 = 1 / (2 n lambda)`` is the L2-penalised
-fit of the ``"l2"`` penalty with the weights shrunk towards the identity).
-The likelihood is the weighted multinomial log-likelihood
-``sum_i w_i log softmax(z_i)[y_i]``. Each calibrated class probability gets a
-posterior mean and a credible interval: a multi-class calibration probe.
+the prior scales play the part of the frequentist penalty's strengths (the
+MAP estimate is the fit penalised by ``sum (w_ij - delta_ij)^2 / (2 sigma_W^2)
++ sum b_i^2 / (2 sigma_b^2)``, an L2 penalty towards the identity). Softmax
+is unchanged when the same row is added to every row of ``[W, b]``; the
+likelihood does not identify that direction and the prior does, so the
+posterior is proper, and the prior, like the frequentist calibrator's
+penalty, treats every class alike: the calibrated probabilities do not
+depend on the order in which the classes are listed. The model samples the
+part of that posterior the likelihood sees, each column of ``[W, b]`` summed to
+zero over the classes (PyMC's ``ZeroSumNormal`` with the same ``sigma``: the
+prior's projection, exact, and better conditioned for NUTS than the full
+parameters, whose common shift only the prior bounds); ``weights`` in
+``idata_`` is that centred ``W``. (A reference-class
+parametrisation -- the last row fixed to zero, priors on the others -- does
+not: it gives the contrasts between two non-reference classes twice the
+prior variance of those with the reference, and on 30 rows of three classes
+reordering the classes moved its posterior-mean probabilities by up to 0.11,
+against a Monte-Carlo error of 0.008; see the tests.) The likelihood is the
+weighted multinomial log-likelihood ``sum_i w_i log softmax(z_i)[y_i]``.
+Each calibrated class probability gets a posterior mean and a credible
+interval: a multi-class calibration probe.
 
 The posterior is log-concave (a Gaussian prior times a multinomial-logistic
 likelihood), hence unimodal, which is why the default inference is the
@@ -59,7 +73,7 @@ def dirichlet_map_model(
         ``"L"``: log-probabilities ``(n, K)``; ``"Y"``: one-hot labels
         ``(n, K)``; ``"w"``: weights ``(n,)``.
     matrix : {"full", "diagonal"}
-        Free rows of a full ``W`` (dims ``free_class x input_class``) or its
+        The full ``K x K`` matrix ``W`` (dims ``class x input_class``) or its
         diagonal (dims ``input_class``).
     prior_scale, intercept_scale : float
         Standard deviations of the Gaussian priors of ``W`` (around the
@@ -68,7 +82,7 @@ def dirichlet_map_model(
     Returns
     -------
     pymc.Model
-        Free variables ``weights`` and ``intercept`` (dims ``free_class``);
+        Free variables ``weights`` and ``intercept`` (dims ``class``);
         the observation axis has no named dim, so folds of any size share one
         compiled model.
     """
@@ -76,21 +90,21 @@ def dirichlet_map_model(
     import pytensor.tensor as pt
 
     k = data["L"].shape[1]
-    coords = {"free_class": np.arange(k - 1), "input_class": np.arange(k)}
+    coords = {"class": np.arange(k), "input_class": np.arange(k)}
+    centre = np.eye(k) - 1.0 / k  # the identity map, centred over the classes
     with pm.Model(coords=coords) as model:
         L = pm.Data("L", data["L"])
         Y = pm.Data("Y", data["Y"])
         w = pm.Data("w", data["w"])
-        intercept = pm.Normal("intercept", 0.0, intercept_scale, dims="free_class")
-        b = pt.concatenate([intercept, pt.zeros(1)])
+        b = pm.ZeroSumNormal("intercept", sigma=intercept_scale, dims="class")
         if matrix == "diagonal":
             a = pm.Normal("weights", 1.0, prior_scale, dims="input_class")
             eta = L * a + b
         else:
-            centre = np.eye(k)[:-1]
-            centre[:, -1] = -1.0
-            free = pm.Normal("weights", centre, prior_scale, dims=("free_class", "input_class"))
-            W = pt.concatenate([free, pt.zeros((1, k))], axis=0)
+            # zero sum over the classes (ZeroSumNormal's zero-sum axis is the last)
+            deviation = pm.ZeroSumNormal("weights_deviation", sigma=prior_scale,
+                                         dims=("input_class", "class"))
+            W = pm.Deterministic("weights", centre + deviation.T, dims=("class", "input_class"))
             eta = pt.dot(L, W.T) + b
         log_p = eta - pt.logsumexp(eta, axis=1, keepdims=True)
         pm.Potential("loglik", pt.sum(w * pt.sum(Y * log_p, axis=1)))
@@ -252,13 +266,10 @@ class BayesianDirichletCalibrator(PosteriorPredictiveMixin, MultiClassCalibrator
                                        getattr(self, "point_estimate", "mean"))
 
     def _draws_of_transformed(self, log_q: np.ndarray) -> np.ndarray:
-        k = log_q.shape[1]
         weights = stack_draws(self.idata_, "weights")
         b = stack_draws(self.idata_, "intercept")
-        b = np.concatenate([b, np.zeros((b.shape[0], 1))], axis=1)
         if self.matrix == "diagonal":
             eta = log_q[None] * weights[:, None, :]
         else:
-            W = np.concatenate([weights, np.zeros((weights.shape[0], 1, k))], axis=1)
-            eta = np.einsum("nj,sij->sni", log_q, W)
+            eta = np.einsum("nj,sij->sni", log_q, weights)
         return bounded_softmax(eta + b[:, None, :], axis=2)
