@@ -149,7 +149,13 @@ def blr_model(
     -----
     ``eta = intercept + X @ beta``; ``y ~ Bernoulli(logistic(eta))`` or
     ``y ~ Categorical(softmax([0, eta]))`` with the first class as reference,
-    which identifies the multinomial model without relying on the prior.
+    which identifies the multinomial model without relying on the prior. The
+    priors then act on contrasts with the first class: a contrast between two
+    other classes is the difference of two Cauchy coefficients (scale twice
+    ``prior_scale``), so with little data the posterior depends somewhat on
+    which class is listed first (Gaussian priors can be made symmetric by a
+    zero-sum parametrisation, as :class:`~bayescal.probes.BayesianDirichletCalibrator`
+    does; Cauchy ones cannot).
     """
     import pymc as pm
 
