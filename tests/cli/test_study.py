@@ -97,7 +97,10 @@ def test_reduced_quickstart_completes_without_failures(tmp_path):
             .replace("n_splits = 5", "n_splits = 3")
             .replace("n_estimators = 100", "n_estimators = 10")
             .replace("n_generated = 2000", "n_generated = 300")
-            .replace('source = "breast_cancer"', 'source = "breast_cancer"\nmax_samples = 150'))
+            .replace('source = "breast_cancer"', 'source = "breast_cancer"\nmax_samples = 150')
+            .replace('inference = "nuts", draws = 2000', 'inference = "nuts", draws = 150, '
+                     'tune = 150'))
+    assert 'draws = 150, tune = 150' in text
     tree = run(parse_spec(text), tmp_path / "qs", n_jobs=1, progress=False)
     m = tree["metrics"].to_dataset()
     assert tree.attrs["errors"] == "{}", tree.attrs["errors"]
