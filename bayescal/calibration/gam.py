@@ -278,6 +278,17 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
     is 3.6 and its Brier 0.209 (REML's pick 0.222, the peer 0.188); the fits
     that reach Brier 0.193 or better carry 6 % of the weight.
 
+    Predictive criteria close that gap but are not reliable on a linear logit
+    (the same sweep at 500 x 3; largest distance from the linear fit over 8
+    samples of 4000 linear-logit rows, ``n_knots=8``): UBRE 0 cells > 0.01
+    (but 1 at 2000 x 3, +0.0185), distance 0.088; approximate leave-one-out
+    Brier or log loss (one Newton step from the full fit) 0 cells, 0.080 and
+    0.087; stacking the grid's fits on their approximate leave-one-out log
+    scores (Yao, Vehtari, Simpson & Gelman 2018) 0 cells, mean gap +0.00062,
+    distance 0.059. The one-standard-error rule on the same scores (the
+    largest ``lambda`` within one paired standard error of the best) is
+    reliable (0.019) but smooths more than REML (mushroom +0.0194).
+
     References
     ----------
     Wood, S. N. (2011). Fast stable restricted maximum likelihood and marginal
@@ -289,6 +300,10 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
 
     Wood, S. N., Pya, N. & Säfken, B. (2016). Smoothing parameter and model
     selection for general smooth models. *JASA*, 111(516), 1548-1563.
+
+    Yao, Y., Vehtari, A., Simpson, D. & Gelman, A. (2018). Using stacking to
+    average Bayesian predictive distributions. *Bayesian Analysis*, 13(3),
+    917-1007.
 
     Hodges, J. S. & Sargent, D. J. (2001). Counting degrees of freedom in
     hierarchical and other richly-parameterised models. *Biometrika*, 88(2),
