@@ -65,6 +65,7 @@ def _instance(cls: type):
 VARIANTS = [
     PlattCalibrator(input="logit", target_smoothing=False, clip=1e-12),
     LogisticGAMCalibrator(input="logit", criterion="ubre", clip=1e-12),
+    LogisticGAMCalibrator(criterion="reml-average"),
     IsotonicCalibrator(interpolation="step"),
     HistogramBinningCalibrator(n_bins=5, strategy="quantile"),
     BetaCalibrator(parameters="am", clip=1e-12),

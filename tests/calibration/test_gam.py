@@ -144,7 +144,7 @@ def test_weights_equal_duplication():
 @given(
     arrays(np.float64, 40, elements=st.floats(0.01, 0.99)),
     st.integers(0, 2**31 - 1),
-    st.sampled_from(["ubre", "gcv", "reml"]),
+    st.sampled_from(["ubre", "gcv", "reml", "reml-average"]),
 )
 def test_outputs_are_probabilities(scores, seed, criterion):
     y = np.random.default_rng(seed).integers(0, 2, size=40)
@@ -180,7 +180,7 @@ def _small_real_set():
 
 
 @pytest.mark.skipif(not DATA_DIR.is_dir(), reason=f"the shared data folder {DATA_DIR} is absent")
-@pytest.mark.parametrize("criterion", ["ubre", "gcv", "reml"])
+@pytest.mark.parametrize("criterion", ["ubre", "gcv", "reml", "reml-average"])
 def test_small_real_calibration_set_is_not_interpolated(criterion):
     s_cal, y_cal, s_test, y_test = _small_real_set()
     import warnings
@@ -213,6 +213,8 @@ def test_edf_never_exceeds_the_events_per_parameter_bound(n):
     events = min(y.sum(), n - y.sum())
     assert gam.max_edf_ == pytest.approx(max(2.0, events / 10))
     assert gam.edf_ <= gam.max_edf_ * (1 + 1e-6)
+    average = LogisticGAMCalibrator(criterion="reml-average", min_events_per_edf=10).fit(s, y)
+    assert average.edf_ <= average.max_edf_ * (1 + 1e-6)  # every node is admissible
     free = LogisticGAMCalibrator(min_events_per_edf=None).fit(s, y)
     assert np.isinf(free.max_edf_) and not free.edf_bound_active_
     if free.edf_ > gam.max_edf_ * (1 + 1e-3):
@@ -250,3 +252,132 @@ BAD = [
 def test_bad_input(params, scores, y, error, match):
     with pytest.raises(error, match=match):
         LogisticGAMCalibrator(**params).fit(scores, y)
+
+
+# ---- criterion="reml-average": the fits over the smoothing parameter, averaged --------
+
+
+def _independent_reml_nodes(s, y, knots, lambdas):
+    """Per lambda (inf: the linear limit, at ``lambdas[1] * e``): coefficients, edf and the
+    REML criterion of a penalised logistic P-spline, fitted with scipy.optimize (BFGS)."""
+    X = pspline_basis(s, knots, 3)
+    D = np.diff(np.eye(X.shape[1]), n=2, axis=0)
+    S = D.T @ D
+    rank = X.shape[1] - 2
+    out = []
+    beta = np.zeros(X.shape[1])
+    for lam in lambdas:
+        lam_fit = lambdas[1] * np.e if np.isinf(lam) else lam
+
+        def f(b, lam=lam_fit):
+            eta = X @ b
+            return np.sum(np.logaddexp(0, eta) - y * eta) + 0.5 * lam * b @ S @ b
+
+        def g(b, lam=lam_fit):
+            return X.T @ (expit(X @ b) - y) + lam * S @ b
+
+        beta = minimize(f, beta, jac=g, method="BFGS", options={"gtol": 1e-10}).x
+        p = expit(X @ beta)
+        H = X.T @ (X * (p * (1 - p))[:, None])
+        edf = 2.0 if np.isinf(lam) else np.trace(np.linalg.solve(H + lam_fit * S, H))
+        dev = -2 * np.sum(xlogy(y, p) + xlogy(1 - y, 1 - p))
+        reml = (0.5 * dev + 0.5 * lam_fit * beta @ S @ beta
+                + 0.5 * np.linalg.slogdet(H + lam_fit * S)[1] - 0.5 * rank * np.log(lam_fit))
+        out.append((beta, edf, reml))
+    return out
+
+
+def test_reml_average_is_the_hand_computed_weighted_average():
+    # a mild nonlinearity on 400 rows: REML's criterion is flat over several lambdas
+    rng = np.random.default_rng(5)
+    s = rng.uniform(size=400)
+    y = (rng.uniform(size=s.size) < expit(-2 + 3 * s + 1.5 * np.sin(3 * s))).astype(int)
+    gam = LogisticGAMCalibrator(criterion="reml-average", n_knots=5,
+                                target_smoothing=False).fit(s, y)
+    lambdas, w = gam.smoothing_grid_, gam.smoothing_weights_
+    assert np.isinf(lambdas[0]) and np.all(np.diff(np.log(lambdas[1:])) < 0)
+    assert w.sum() == pytest.approx(1.0) and w.max() < 0.5  # an average, not a pick
+    nodes = _independent_reml_nodes(s, y, gam.knots_, lambdas)
+    beta = np.array([n[0] for n in nodes])
+    edf = np.array([n[1] for n in nodes])
+    reml = np.array([n[2] for n in nodes])
+    # flat prior on the edf: trapezoid widths in the edf times exp(-REML)
+    width = np.zeros(edf.size)
+    width[:-1] += 0.5 * np.abs(np.diff(edf))
+    width[1:] += 0.5 * np.abs(np.diff(edf))
+    expected = width * np.exp(-(reml - reml.min()))
+    expected /= expected.sum()
+    np.testing.assert_allclose(w, expected, atol=2e-4)
+    # the linear node is the exact unpenalised fit, not the top of the grid
+    linear = PlattCalibrator(target_smoothing=False).fit(s, y)
+    greville = np.array([gam.knots_[j + 1 : j + 4].mean() for j in range(beta.shape[1])])
+    beta[0] = linear.intercept_ + linear.slope_ * greville
+    np.testing.assert_allclose(gam.coef_, w @ beta, atol=2e-4)
+    assert gam.edf_ == pytest.approx(w @ edf, abs=2e-3)
+    # what predict returns is the spline with the averaged coefficients
+    np.testing.assert_allclose(
+        logit(gam.predict_proba(GRID)[:, 1]), pspline_basis(GRID, gam.knots_, 3) @ gam.coef_,
+        atol=1e-9)
+    order = np.argsort(lambdas)
+    median = lambdas[order][np.searchsorted(np.cumsum(w[order]), 0.5)]
+    assert gam.smoothing_ == median
+
+
+def _mushroom_like(rng, n):
+    """Naive-Bayes-like scores: a third near 0, 58 % piled in [0.99, 1], few between, and
+    a calibration map that jumps from 0.2 to 0.73 inside the last knot interval."""
+    part = rng.choice(4, size=n, p=[0.32, 0.06, 0.04, 0.58])
+    lo, hi = np.array([0.0, 0.25, 0.9, 0.99]), np.array([0.25, 0.9, 0.99, 1.0])
+    s = lo[part] + (hi[part] - lo[part]) * rng.uniform(size=n)
+    p = np.array([0.1, 0.3, 0.2, 0.73])[part]
+    return s, p, (rng.uniform(size=n) < p).astype(int)
+
+
+def test_reml_average_beats_remls_linear_pick_on_mushroom_like_scores():
+    errors, linear_picks = [], 0
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        s, _, y = _mushroom_like(rng, 334)
+        s_test, p_test, _ = _mushroom_like(rng, 20_000)
+        reml = LogisticGAMCalibrator(n_knots=5, criterion="reml").fit(s, y)
+        average = LogisticGAMCalibrator(n_knots=5, criterion="reml-average").fit(s, y)
+        mse = [np.mean((m.predict_proba(s_test)[:, 1] - p_test) ** 2) for m in (reml, average)]
+        errors.append(mse)
+        if np.isinf(reml.smoothing_):  # REML chose the linear fit, as on mushroom's fold
+            linear_picks += 1
+            assert average.edf_ > 2.5 and mse[1] < 0.9 * mse[0]
+    errors = np.array(errors)
+    assert linear_picks >= 2
+    assert errors[:, 1].mean() < 0.9 * errors[:, 0].mean()
+
+
+@pytest.mark.parametrize("input", ["score", "logit"])
+def test_reml_average_stays_near_the_linear_fit_when_truth_is_linear(input):
+    # edf_ is the posterior mean edf (about 3 here, the flat prior on the edf weighs the
+    # plateau of the criterion near the linear fit), yet the map stays close to linear
+    gaps = []
+    for seed in range(8):
+        s, y = _linear_truth(seed, input=input)
+        gam = LogisticGAMCalibrator(input=input, criterion="reml-average").fit(s, y)
+        linear = PlattCalibrator(input=input, target_smoothing=False).fit(s, y)
+        gaps.append(np.abs(gam.predict_proba(GRID) - linear.predict_proba(GRID)).max())
+        assert 2.0 < gam.edf_ < 4.5
+    assert max(gaps) < 0.03
+
+
+def test_reml_average_on_a_small_set_is_the_linear_fit_only():
+    rng = np.random.default_rng(7)
+    s = rng.uniform(size=38)
+    y = (rng.uniform(size=38) < s).astype(int)
+    gam = LogisticGAMCalibrator(criterion="reml-average").fit(s, y)
+    assert gam.max_edf_ == 2.0 and gam.edf_bound_active_
+    assert gam.smoothing_weights_.tolist() == [1.0] and np.isinf(gam.smoothing_)
+    np.testing.assert_allclose(gam.predict_proba(GRID), PlattCalibrator().fit(s, y)
+                               .predict_proba(GRID), atol=1e-6)
+
+
+def test_selection_criteria_report_a_single_node():
+    s, y = _linear_truth(3, n=500)
+    gam = LogisticGAMCalibrator(criterion="reml").fit(s, y)
+    assert gam.smoothing_grid_.tolist() == [gam.smoothing_]
+    assert gam.smoothing_weights_.tolist() == [1.0]

@@ -775,6 +775,27 @@ def _main_binning_peers(rows: int, folds: int) -> None:  # pragma: no cover - fi
     print(_report(pooled_cells(cells)))
 
 
+def _main_gam_peers(rows: int, folds: int) -> None:  # pragma: no cover - figures
+    """``gam`` and ``gam-logit`` on every binary data set, per smoothing criterion (the
+    figures of :class:`~bayescal.calibration.LogisticGAMCalibrator`'s Notes)."""
+    saved = {name: PEER_CALIBRATORS[name] for name in ("gam", "gam-logit")}
+    try:
+        for criterion in ("reml", "reml-average"):
+            for name, (calibrator, family, bayesian, subset) in saved.items():
+                PEER_CALIBRATORS[name] = (clone(calibrator).set_params(criterion=criterion),
+                                          family, bayesian, subset)
+            cells: list[PeerCell] = []
+            for name in DATASETS:
+                cells += peer_sweep_binary(name, rows, folds, names=tuple(saved))
+            pooled = pooled_cells(cells)
+            worst = sorted(pooled, key=lambda c: -c.gap)[:3]
+            print(f"{criterion}: {len(pooled)} pooled cells, {sum(not c.ok for c in pooled)} "
+                  f"neither near nor flagged, mean gap {np.mean([c.gap for c in pooled]):+.5f}, "
+                  "worst " + ", ".join(f"{c.where} {c.gap:+.4f}" for c in worst), flush=True)
+    finally:
+        PEER_CALIBRATORS.update(saved)
+
+
 def _main_peers(rows: int, folds: int) -> None:  # pragma: no cover - closing-note figures
     """The peer sweep at a larger size: every binary data set, the multi-class ones, probes."""
     import time
@@ -811,6 +832,9 @@ if __name__ == "__main__":  # pragma: no cover - the counts for the issue's clos
 
     if len(sys.argv) > 1 and sys.argv[1] == "--peers":
         _main_peers(int(sys.argv[2]), int(sys.argv[3]))
+        sys.exit(0)
+    if len(sys.argv) > 1 and sys.argv[1] == "--gam-peers":
+        _main_gam_peers(int(sys.argv[2]), int(sys.argv[3]))
         sys.exit(0)
     if len(sys.argv) > 1 and sys.argv[1] == "--binning-peers":
         _main_binning_peers(int(sys.argv[2]), int(sys.argv[3]))
