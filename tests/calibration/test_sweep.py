@@ -45,7 +45,9 @@ beyond the tolerance are held to the gap the Notes state, with ABB (averaging ov
 same posterior) within the tolerance there, and count as neither near nor flagged in
 the ``--peers`` figures.
 ``python tests/calibration/test_sweep.py --peers ROWS FOLDS`` runs it larger
-(``--binning-peers ROWS FOLDS``: the binning calibrators only).
+(``--binning-peers ROWS FOLDS``: the binning calibrators only; ``--binning-peers ROWS
+FOLDS REPETITIONS``: repeated with other subsamples and folds,
+:func:`binning_repetition_figures`).
 """
 
 from __future__ import annotations
@@ -160,12 +162,12 @@ class SweepCounts:
 
 
 @functools.lru_cache(maxsize=2)
-def _scores(dataset: str, max_rows: int = MAX_ROWS, n_folds: int = N_FOLDS):
+def _scores(dataset: str, max_rows: int = MAX_ROWS, n_folds: int = N_FOLDS, seed: int = 0):
     """Per classifier and fold: (name, fold, method, calibration scores and labels,
-    test scores, test labels)."""
+    test scores, test labels); ``seed`` draws the subsample and the folds."""
     data = load_dataset(dataset, DATA_DIR)
     X, y = data.X, data.y
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     if X.shape[0] > max_rows:  # stratified subsample
         keep = np.concatenate([
             rng.choice(np.flatnonzero(y == c), size=max(2, round(max_rows * np.mean(y == c))),
@@ -174,7 +176,7 @@ def _scores(dataset: str, max_rows: int = MAX_ROWS, n_folds: int = N_FOLDS):
         ])
         X, y = X[np.sort(keep)], y[np.sort(keep)]
     out = []
-    folds = StratifiedKFold(n_folds, shuffle=True, random_state=0)
+    folds = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
     for name, make in CLASSIFIERS.items():
         method = score_method(make())
         for fold, (train, test) in enumerate(folds.split(X, y)):
@@ -500,15 +502,17 @@ def _brier(y: np.ndarray, p1: np.ndarray) -> float:
 
 
 def peer_sweep_binary(dataset: str, rows: int, folds: int, nuts_folds: int = 1,
-                      names: tuple[str, ...] | None = None) -> list[PeerCell]:
+                      names: tuple[str, ...] | None = None, seed: int = 0,
+                      family_peers: dict | None = None) -> list[PeerCell]:
     """Every calibrator of :data:`PEER_CALIBRATORS` (or those in ``names``) against its
-    family's peers."""
+    family's peers (``seed``: of the subsample and the folds, :func:`_scores`;
+    ``family_peers``: family -> peers replacing those of :data:`PEERS`)."""
     cells = []
     wanted = set(PEER_CALIBRATORS if names is None else names)
     families = {PEER_CALIBRATORS[name][1] for name in wanted}
-    for clf_name, fold, method, s_cal, y_cal, s_test, y_test in _scores(dataset, rows, folds):
+    for clf_name, fold, method, s_cal, y_cal, s_test, y_test in _scores(dataset, rows, folds, seed):
         best = {}
-        for family, peers in PEERS.items():
+        for family, peers in {**PEERS, **(family_peers or {})}.items():
             if family == "beta" and method == "decision_function":
                 continue  # beta calibration reads probabilities only
             if family not in families:
@@ -677,6 +681,39 @@ def binning_figures(cells: list[PeerCell]) -> dict[str, int]:
     }
 
 
+def binning_repetition_figures(repetitions: list[list[PeerCell]]) -> dict:
+    """Whether the binning cells beyond the tolerance are systematic or chance.
+
+    ``repetitions`` holds the per-fold cells of the same sweep repeated with other
+    subsamples and folds (:func:`peer_sweep_binary`'s ``seed``). Returns the pooled
+    cells' count, the unflagged cells beyond the tolerance ("neither") in each
+    repetition, the cells neither in at least one and in more than half of them, and the
+    cells whose *mean* pooled gap over the repetitions exceeds the tolerance (also by
+    more than two standard errors of that mean).
+    """
+    gaps: dict[str, list[float]] = {}
+    neither: dict[str, int] = {}
+    per_rep = []
+    for cells in repetitions:
+        mine = [c for c in cells if c.where.rsplit("/", 1)[-1] in BINNING_CALIBRATORS]
+        pooled = pooled_cells(mine)
+        per_rep.append(sum(not c.ok for c in pooled))
+        for c in pooled:
+            gaps.setdefault(c.where, []).append(c.gap)
+            neither[c.where] = neither.get(c.where, 0) + (not c.ok)
+    mean = {k: float(np.mean(v)) for k, v in gaps.items()}
+    se = {k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else np.inf
+          for k, v in gaps.items()}
+    return {
+        "cells": len(gaps),
+        "neither_per_repetition": per_rep,
+        "neither_once": sum(n > 0 for n in neither.values()),
+        "neither_in_most": sum(n > len(repetitions) / 2 for n in neither.values()),
+        "mean_beyond": sorted(k for k in gaps if mean[k] > PEER_TOLERANCE),
+        "mean_beyond_2se": sorted(k for k in gaps if mean[k] - 2 * se[k] > PEER_TOLERANCE),
+    }
+
+
 @functools.cache
 def _pooled_peer_sweep(kind: str, dataset: str) -> tuple[PeerCell, ...]:
     if kind == "binary":
@@ -760,6 +797,29 @@ def test_binning_figures_count_cells_near_flagged_neither_and_false_flags():
                                       "false_flags": 1}
 
 
+def test_binning_repetition_figures_separate_systematic_gaps_from_chance():
+    def cell(where, brier, flagged=False):
+        return PeerCell(where, "binning", brier, 0.10, flagged, flagged,
+                        not flagged, False, 100)
+
+    # sbb on lr: beyond in every repetition (mean 0.02, tiny spread) -> systematic;
+    # bbq on svc: beyond in one of three (0.115) by chance, mean 0.005; abb on gnb: beyond
+    # and flagged in one, never "neither"; a non-binning calibrator is ignored.
+    reps = [[cell("d/lr/fold0/sbb", 0.12 + e), cell("d/svc/fold0/bbq", b),
+             cell("d/gnb/fold0/abb", a, flagged=a > 0.11), cell("d/lr/fold0/platt", 0.5)]
+            for e, b, a in ((0.0, 0.115, 0.10), (0.001, 0.10, 0.12), (-0.001, 0.10, 0.10))]
+    figures = binning_repetition_figures(reps)
+    assert figures["cells"] == 3
+    assert figures["neither_per_repetition"] == [2, 1, 1]
+    assert figures["neither_once"] == 2 and figures["neither_in_most"] == 1
+    assert figures["mean_beyond"] == ["d/lr/sbb"]
+    assert figures["mean_beyond_2se"] == ["d/lr/sbb"]
+    # a cell beyond on average but too noisy to say so with two standard errors
+    noisy = [[cell("d/lr/fold0/sbb", b)] for b in (0.14, 0.10, 0.105)]
+    figures = binning_repetition_figures(noisy)
+    assert figures["mean_beyond"] == ["d/lr/sbb"] and figures["mean_beyond_2se"] == []
+
+
 def _main_binning_peers(rows: int, folds: int) -> None:  # pragma: no cover - figures
     """The peer sweep of the binning calibrators only, on every binary data set."""
     cells: list[PeerCell] = []
@@ -794,6 +854,25 @@ def _main_gam_peers(rows: int, folds: int) -> None:  # pragma: no cover - figure
                   "worst " + ", ".join(f"{c.where} {c.gap:+.4f}" for c in worst), flush=True)
     finally:
         PEER_CALIBRATORS.update(saved)
+
+
+def _main_binning_repetitions(rows: int, folds: int, repetitions: int) -> None:  # pragma: no cover
+    """The binning peer sweep repeated with subsample/fold seeds 0..repetitions-1, against
+    the best of the family's peers and against isotonic regression and the histograms alone."""
+    alone = {"best of the three": None, "isotonic alone": {"binning": (_sk_isotonic,)},
+             "histograms alone": {"binning": (_sk_histogram("uniform"),
+                                              _sk_histogram("quantile"))}}
+    for label, peers in alone.items():
+        reps = [[cell for name in DATASETS for cell in peer_sweep_binary(
+            name, rows, folds, names=BINNING_CALIBRATORS, seed=seed, family_peers=peers)]
+            for seed in range(repetitions)]
+        figures = binning_repetition_figures(reps)
+        print(f"{label}: {figures['cells']} cells; neither per repetition "
+              f"{figures['neither_per_repetition']}; neither in >= 1 repetition "
+              f"{figures['neither_once']}, in most {figures['neither_in_most']}; mean gap "
+              f"beyond the tolerance {len(figures['mean_beyond'])} "
+              f"({', '.join(figures['mean_beyond'])}); by > 2 SE "
+              f"{len(figures['mean_beyond_2se'])}", flush=True)
 
 
 def _main_peers(rows: int, folds: int) -> None:  # pragma: no cover - closing-note figures
@@ -837,7 +916,10 @@ if __name__ == "__main__":  # pragma: no cover - the counts for the issue's clos
         _main_gam_peers(int(sys.argv[2]), int(sys.argv[3]))
         sys.exit(0)
     if len(sys.argv) > 1 and sys.argv[1] == "--binning-peers":
-        _main_binning_peers(int(sys.argv[2]), int(sys.argv[3]))
+        if len(sys.argv) > 4:  # ROWS FOLDS REPETITIONS
+            _main_binning_repetitions(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+        else:
+            _main_binning_peers(int(sys.argv[2]), int(sys.argv[3]))
         sys.exit(0)
 
     total = SweepCounts()
