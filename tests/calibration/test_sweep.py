@@ -45,9 +45,10 @@ beyond the tolerance are held to the gap the Notes state, with ABB (averaging ov
 same posterior) within the tolerance there, and count as neither near nor flagged in
 the ``--peers`` figures.
 ``python tests/calibration/test_sweep.py --peers ROWS FOLDS`` runs it larger
-(``--binning-peers ROWS FOLDS``: the binning calibrators only; ``--binning-peers ROWS
-FOLDS REPETITIONS``: repeated with other subsamples and folds,
-:func:`binning_repetition_figures`).
+(``--peers ROWS FOLDS REPETITIONS [JOBS]``: repeated with subsample and fold seeds
+0..REPETITIONS-1, :func:`repetition_figures` per calibrator; ``--binning-peers ROWS
+FOLDS``: the binning calibrators only; ``--binning-peers ROWS FOLDS REPETITIONS``: those
+repeated, against each peer alone too, :func:`binning_repetition_figures`).
 """
 
 from __future__ import annotations
@@ -536,7 +537,7 @@ def peer_sweep_binary(dataset: str, rows: int, folds: int, nuts_folds: int = 1,
     return cells
 
 
-def peer_sweep_multiclass(dataset: str, rows: int, folds: int) -> list[PeerCell]:
+def peer_sweep_multiclass(dataset: str, rows: int, folds: int, seed: int = 0) -> list[PeerCell]:
     """Dirichlet maps (frequentist, Bayesian Laplace) against scikit-learn's multinomial
     logistic regression on the log-probabilities (the Dirichlet map, unpenalised)."""
     from bayescal.calibration import DirichletCalibrator
@@ -548,7 +549,8 @@ def peer_sweep_multiclass(dataset: str, rows: int, folds: int) -> list[PeerCell]
                                                         random_state=0), True),
     }
     cells = []
-    for clf_name, fold, method, q_cal, y_cal, q_test, y_test in _scores(dataset, rows, folds):
+    for clf_name, fold, method, q_cal, y_cal, q_test, y_test in _scores(dataset, rows, folds,
+                                                                        seed):
         if method != "predict_proba":
             continue
         onehot = (y_test[:, None] == np.unique(y_cal)[None, :]).astype(float)
@@ -571,7 +573,7 @@ def peer_sweep_multiclass(dataset: str, rows: int, folds: int) -> list[PeerCell]
     return cells
 
 
-def peer_sweep_probes(dataset: str, rows: int, folds: int) -> list[PeerCell]:
+def peer_sweep_probes(dataset: str, rows: int, folds: int, seed: int = 0) -> list[PeerCell]:
     """The probes on the features against their scikit-learn peers: Bayesian logistic
     regression (Laplace; NUTS on the first fold) against LogisticRegression (best of
     C in a grid, the frequentist peer of a prior's scale), the EP Gaussian-process
@@ -586,9 +588,9 @@ def peer_sweep_probes(dataset: str, rows: int, folds: int) -> list[PeerCell]:
     if X.shape[0] > rows:
         from sklearn.model_selection import train_test_split
 
-        X, _, y, _ = train_test_split(X, y, train_size=rows, stratify=y, random_state=0)
+        X, _, y, _ = train_test_split(X, y, train_size=rows, stratify=y, random_state=seed)
     cells = []
-    split = StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y)
+    split = StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y)
     for fold, (train, test) in enumerate(split):
         scaler = StandardScaler().fit(X[train])
         Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
@@ -682,20 +684,28 @@ def binning_figures(cells: list[PeerCell]) -> dict[str, int]:
 
 
 def binning_repetition_figures(repetitions: list[list[PeerCell]]) -> dict:
-    """Whether the binning cells beyond the tolerance are systematic or chance.
+    """:func:`repetition_figures` of the Bayesian binning calibrators' cells."""
+    return repetition_figures(repetitions, BINNING_CALIBRATORS)
+
+
+def repetition_figures(repetitions: list[list[PeerCell]],
+                       calibrators: tuple[str, ...] | None = None) -> dict:
+    """Whether the cells beyond the tolerance are systematic or chance.
 
     ``repetitions`` holds the per-fold cells of the same sweep repeated with other
     subsamples and folds (:func:`peer_sweep_binary`'s ``seed``). Returns the pooled
     cells' count, the unflagged cells beyond the tolerance ("neither") in each
     repetition, the cells neither in at least one and in more than half of them, and the
     cells whose *mean* pooled gap over the repetitions exceeds the tolerance (also by
-    more than two standard errors of that mean).
+    more than two standard errors of that mean), of the calibrators named in
+    ``calibrators`` (every cell when None).
     """
     gaps: dict[str, list[float]] = {}
     neither: dict[str, int] = {}
     per_rep = []
     for cells in repetitions:
-        mine = [c for c in cells if c.where.rsplit("/", 1)[-1] in BINNING_CALIBRATORS]
+        mine = [c for c in cells
+                if calibrators is None or c.where.rsplit("/", 1)[-1] in calibrators]
         pooled = pooled_cells(mine)
         per_rep.append(sum(not c.ok for c in pooled))
         for c in pooled:
@@ -711,6 +721,8 @@ def binning_repetition_figures(repetitions: list[list[PeerCell]]) -> dict:
         "neither_in_most": sum(n > len(repetitions) / 2 for n in neither.values()),
         "mean_beyond": sorted(k for k in gaps if mean[k] > PEER_TOLERANCE),
         "mean_beyond_2se": sorted(k for k in gaps if mean[k] - 2 * se[k] > PEER_TOLERANCE),
+        "detail": {k: (mean[k], se[k], neither[k]) for k in gaps
+                   if neither[k] > len(repetitions) / 2 or mean[k] > PEER_TOLERANCE},
     }
 
 
@@ -875,20 +887,62 @@ def _main_binning_repetitions(rows: int, folds: int, repetitions: int) -> None: 
               f"{len(figures['mean_beyond_2se'])}", flush=True)
 
 
+def _full_peer_sweep(rows: int, folds: int, seed: int = 0,
+                     progress: bool = False) -> list[PeerCell]:  # pragma: no cover
+    """Every binary data set, the multi-class ones and the probes, per fold."""
+    multiclass = ("ecoli", "seeds", "wine.tsv.gz", "iris.tsv.gz")
+    cells: list[PeerCell] = []
+    for name in DATASETS:
+        cells += peer_sweep_binary(name, rows, folds, nuts_folds=folds, seed=seed)
+        if progress:
+            print(f"{name}: {len(cells)} cells so far", flush=True)
+    for name in multiclass:
+        cells += peer_sweep_multiclass(name, rows, folds, seed=seed)
+    for name in ("breast_cancer_wisconsin", "german_credit", "ecoli"):
+        cells += peer_sweep_probes(name, min(rows, 300), folds, seed=seed)
+    return cells
+
+
+def _quiet_full_sweep(args: tuple[int, int, int]) -> list[PeerCell]:  # pragma: no cover
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _full_peer_sweep(*args)
+
+
+def _main_peer_repetitions(rows: int, folds: int, repetitions: int,
+                           jobs: int) -> None:  # pragma: no cover - closing-note figures
+    """The whole peer sweep repeated with subsample/fold seeds 0..repetitions-1 (``jobs``
+    processes): per calibrator, whether its cells beyond the tolerance are systematic."""
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    start = time.perf_counter()
+    args = [(rows, folds, seed) for seed in range(repetitions)]
+    with ProcessPoolExecutor(jobs) as pool:
+        reps = list(pool.map(_quiet_full_sweep, args))
+    print(f"{repetitions} repetitions of {rows} rows x {folds} folds "
+          f"({time.perf_counter() - start:.0f} s)")
+    for where, (mean, se, n) in sorted(repetition_figures(reps)["detail"].items()):
+        print(f"  {where}: mean gap {mean:+.4f} (SE {se:.4f}), neither in {n} of "
+              f"{repetitions}")
+    names = sorted({c.where.rsplit("/", 1)[-1] for c in reps[0]})
+    for label, group in [("all", None)] + [(n, (n,)) for n in names]:
+        f = repetition_figures(reps, group)
+        if label != "all" and not (f["neither_once"] or f["mean_beyond"]):
+            continue
+        print(f"{label}: {f['cells']} cells; neither per repetition "
+              f"{f['neither_per_repetition']}; neither in >= 1 repetition {f['neither_once']}, "
+              f"in most {f['neither_in_most']}; mean gap beyond the tolerance "
+              f"{len(f['mean_beyond'])} ({', '.join(f['mean_beyond'])}); by > 2 SE "
+              f"{len(f['mean_beyond_2se'])} ({', '.join(f['mean_beyond_2se'])})", flush=True)
+
+
 def _main_peers(rows: int, folds: int) -> None:  # pragma: no cover - closing-note figures
     """The peer sweep at a larger size: every binary data set, the multi-class ones, probes."""
     import time
 
     start = time.perf_counter()
-    multiclass = ("ecoli", "seeds", "wine.tsv.gz", "iris.tsv.gz")
-    cells: list[PeerCell] = []
-    for name in DATASETS:
-        cells += peer_sweep_binary(name, rows, folds, nuts_folds=folds)
-        print(f"{name}: {len(cells)} cells so far", flush=True)
-    for name in multiclass:
-        cells += peer_sweep_multiclass(name, rows, folds)
-    for name in ("breast_cancer_wisconsin", "german_credit", "ecoli"):
-        cells += peer_sweep_probes(name, min(rows, 300), folds)
+    cells = _full_peer_sweep(rows, folds, progress=True)
     pooled = pooled_cells(cells)
     for label, group in (("per fold", cells), ("pooled", pooled)):
         bad = [c for c in group if not c.ok]
@@ -910,7 +964,11 @@ if __name__ == "__main__":  # pragma: no cover - the counts for the issue's clos
     import time
 
     if len(sys.argv) > 1 and sys.argv[1] == "--peers":
-        _main_peers(int(sys.argv[2]), int(sys.argv[3]))
+        if len(sys.argv) > 4:  # ROWS FOLDS REPETITIONS [JOBS]
+            _main_peer_repetitions(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
+                                   int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+        else:
+            _main_peers(int(sys.argv[2]), int(sys.argv[3]))
         sys.exit(0)
     if len(sys.argv) > 1 and sys.argv[1] == "--gam-peers":
         _main_gam_peers(int(sys.argv[2]), int(sys.argv[3]))
