@@ -27,7 +27,10 @@ Root attributes: ``study``, ``spec`` (its text), ``spec_hash``, ``layout``
 (the parsed spec as readers need it, JSON; see :func:`bayescal.cube.cube_layout`),
 ``seed``, ``versions`` (JSON of package versions), ``started``, ``finished``
 (empty until the run completes), ``cells_done``/``cells_total``, ``errors``,
-``unconverged`` and ``damaged`` (JSON: cell label -> message).
+``unconverged`` and ``damaged`` (JSON: cell label -> message), ``samplers``
+(JSON: ``dataset/classifier/scenario`` -> the inference its posteriors came
+from, as the estimators' ``diagnostics_`` name it, ``+``-joined when folds
+differ; Bayesian cells only).
 
 Probe metrics are computed here rather than in the cells, from the stored
 predictions: a cell's probe distance needs the probe's cell on the same fold,
@@ -115,6 +118,7 @@ def consolidate(store: CellStore | str, *, finished: str = "") -> Any:
     errors: dict[str, str] = {}
     unconverged: dict[str, str] = {}
     damaged: dict[str, str] = {}
+    samplers: dict[str, set[str]] = {}
     proba = {n: np.full((R, len(data[n]["y"]), nc, ns, len(data[n]["class_names"])), np.nan)
              for n in layout.datasets}
     interval: dict[str, np.ndarray] = {}
@@ -129,6 +133,9 @@ def consolidate(store: CellStore | str, *, finished: str = "") -> Any:
         if not cell.converged:
             converged[idx] = False
             unconverged[layout.label(key)] = cell.diagnostic_failures
+        if cell.sampler:
+            group = "/".join(layout.label(key).split("/")[:3])  # dataset/classifier/scenario
+            samplers.setdefault(group, set()).add(cell.sampler)
         for name, v in cell.values.items():
             if name in values:
                 values[name][idx] = v
@@ -183,6 +190,8 @@ def consolidate(store: CellStore | str, *, finished: str = "") -> Any:
         "errors": json.dumps(errors, sort_keys=True),
         "unconverged": json.dumps(unconverged, sort_keys=True),
         "damaged": json.dumps(damaged, sort_keys=True),
+        "samplers": json.dumps({k: "+".join(sorted(v)) for k, v in samplers.items()},
+                               sort_keys=True),
     })
     tree["/"] = root
     return xr.DataTree.from_dict(tree)

@@ -217,6 +217,10 @@ class CellResult:
         The failed diagnostics (``"; "``-joined), empty when converged.
     posterior : dict of str to ndarray, optional
         Posterior draws kept for the cube (``name -> (chain, draw, ...)``).
+    sampler : str
+        The inference that produced the cell's posterior as its
+        ``diagnostics_`` names it (``"nutpie"``, ``"laplace"``, ``"ep"``, ...;
+        an ``"auto"`` setting resolved), empty for a model without one.
     """
 
     key: tuple[int, int, int, int, int]
@@ -229,6 +233,7 @@ class CellResult:
     converged: bool = True
     diagnostic_failures: str = ""
     posterior: dict[str, np.ndarray] | None = None
+    sampler: str = ""
 
 
 @dataclass
@@ -244,6 +249,7 @@ class StoredCell:
     converged: bool = True
     diagnostic_failures: str = ""
     posterior: dict[str, np.ndarray] | None = None
+    sampler: str = ""
 
 
 class DamagedCellError(ValueError):
@@ -433,6 +439,8 @@ class CellStore:
         }
         if cell.interval is not None:
             arrays["interval"] = np.asarray(cell.interval, dtype=float)
+        if cell.sampler:  # absent from other cells and from those written before
+            arrays["sampler"] = np.asarray(cell.sampler, dtype=str)
         for name, draws in (cell.posterior or {}).items():
             arrays[_POSTERIOR_PREFIX + name] = np.asarray(draws, dtype=float)
         if cell.error and cell.traceback:
@@ -501,7 +509,8 @@ class CellStore:
             cell = StoredCell(key, test_index, proba, interval, values, str(z["error"]),
                               bool(z["converged"]), str(z["diagnostic_failures"]),
                               {k[len(_POSTERIOR_PREFIX):]: v for k, v in z.items()
-                               if k.startswith(_POSTERIOR_PREFIX)} or None)
+                               if k.startswith(_POSTERIOR_PREFIX)} or None,
+                              str(z["sampler"]) if "sampler" in z else "")
         except Exception as exc:  # noqa: BLE001  (any damage is a damaged cell)
             raise DamagedCellError(f"{path}: not a cell file of this store "
                                    f"({type(exc).__name__}: {exc})") from None

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from bayescal.inference.posterior import DiagnosticThresholds
 
 __all__ = ["diagnostics_table", "plot_rank_histogram", "plot_trace", "threshold_words",
-           "worst_fit"]
+           "with_samplers", "worst_fit"]
 
 _DIAGNOSTICS = ("rhat_max", "ess_bulk_min", "divergences")
 
@@ -104,6 +104,28 @@ def diagnostics_table(
     frame["failures"] = pd.Series(failures, dtype=object)
     frame["failed"] = frame["failures"].str.len() > 0
     return frame
+
+
+def with_samplers(table: pd.DataFrame, tree: Any) -> pd.DataFrame:
+    """``table`` with a ``sampler`` column after ``fold``: the cube's ``samplers`` record.
+
+    The inference behind each Bayesian cell (``"nutpie"``, ``"laplace"``, ...,
+    as its estimator's ``diagnostics_`` named it) from the root attribute
+    ``samplers`` (:func:`bayescal.cube.consolidate`); ``table`` unchanged for a
+    cube written before the attribute existed or for a bare ``Dataset``.
+    """
+    import json
+
+    attrs = getattr(tree, "attrs", {}) or {}
+    if "samplers" not in attrs or table.empty:
+        return table
+    record = json.loads(attrs["samplers"])
+    labels = (table["dataset"].astype(str) + "/" + table["classifier"].astype(str) + "/"
+              + table["scenario"].astype(str))
+    out = table.copy()
+    out.insert(list(out.columns).index("fold") + 1, "sampler",
+               [record.get(label, "") for label in labels])
+    return out
 
 
 def worst_fit(table: pd.DataFrame) -> pd.Series | None:

@@ -56,6 +56,7 @@ from bayescal.report.diagnostics import (
     plot_rank_histogram,
     plot_trace,
     threshold_words,
+    with_samplers,
     worst_fit,
 )
 from bayescal.report.posterior_figures import failed_posterior_section
@@ -368,7 +369,8 @@ def _diagnostics_section(diag: Any, posteriors: dict[str, Any] | None, dpi: int)
         _diagnostic_verdicts(diag),
         "<details class='detail'><summary>Per-fold table of the "
         f"{len(diag)} Bayesian cells</summary>"
-        "<p class='note'>One row per Bayesian cell: rank-normalised split R-hat (max over "
+        "<p class='note'>One row per Bayesian cell: the sampler or approximation that "
+        "computed its posterior where the cube records it, rank-normalised split R-hat (max over "
         "parameters), bulk and tail effective sample sizes (min over parameters), divergent "
         "transitions, and the Pareto k̂ of an importance-sampling check where recorded. – "
         "marks a check that does not apply to the fit"
@@ -499,7 +501,7 @@ def build_report(
         metrics = list(metrics)
     target = _output_path(path)
     datasets = [str(d) for d in ds["dataset"].values]
-    diag = diagnostics_table(ds)
+    diag = with_samplers(diagnostics_table(ds), tree)
     preds = {d: CubePredictions.from_cube(tree, d) for d in datasets}
     raw_index = {d: _raw_scenario(tree, p) for d, p in preds.items()}
     interval_cells = {

@@ -26,7 +26,12 @@ from bayescal.cube.scoring import label_metrics, truth_metrics
 from bayescal.cube.store import CellResult
 from bayescal.study.data import PreparedData
 from bayescal.study.imports import build_estimator
-from bayescal.study.posteriors import diagnostic_record, find_fitted, kept_draws
+from bayescal.study.posteriors import (
+    diagnostic_record,
+    diagnostic_sampler,
+    find_fitted,
+    kept_draws,
+)
 from bayescal.study.seeds import CLASSIFIER, SCENARIO, derive_seed
 from bayescal.study.sharing import FitCache, SharedFitClassifier
 from bayescal.study.spec import CALIBRATED_CLASSIFIER, ScenarioSpec, Spec
@@ -168,10 +173,11 @@ def _compute_cell(spec: Spec, task: Task, s: int, data: PreparedData, train: np.
         nan = np.full((len(test), K), np.nan)
         return CellResult(key, test, nan, None, values, error=detail,
                           traceback="".join(traceback.format_exception(exc)))
-    converged, failures, draws = True, "", None
+    converged, failures, draws, sampler = True, "", None, ""
     diag = find_fitted(model, "diagnostics_")
     if diag is not None:
         diag_values, converged, failures = diagnostic_record(diag)
+        sampler = diagnostic_sampler(diag)
         values.update(diag_values)
         if spec.metrics.keep_posteriors:
             draws = kept_draws(find_fitted(model, "idata_"), spec.metrics.keep_posteriors) or None
@@ -182,7 +188,7 @@ def _compute_cell(spec: Spec, task: Task, s: int, data: PreparedData, train: np.
     if data.p_true is not None and K == 2:
         values.update(truth_metrics(data.p_true[test], proba))
     return CellResult(key, test, proba, interval, values, converged=converged,
-                      diagnostic_failures=failures, posterior=draws)
+                      diagnostic_failures=failures, posterior=draws, sampler=sampler)
 
 
 def run_task(spec: Spec, task: Task, data: PreparedData, train: np.ndarray, test: np.ndarray,

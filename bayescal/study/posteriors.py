@@ -20,7 +20,8 @@ import numpy as np
 
 from bayescal.cube.schema import DIAGNOSTICS
 
-__all__ = ["MAX_KEPT_ELEMENTS", "diagnostic_record", "find_fitted", "kept_draws"]
+__all__ = ["MAX_KEPT_ELEMENTS", "diagnostic_record", "diagnostic_sampler", "find_fitted",
+           "kept_draws"]
 
 #: Largest number of scalar elements per draw kept for one variable: larger
 #: variables (latent GP values, per-instance quantities) are left out.
@@ -84,6 +85,17 @@ def diagnostic_record(diagnostics: Any) -> tuple[dict[str, float], bool, str]:
     if not isinstance(failures, (list, tuple)):
         failures = diagnostic_failures(raw)
     return values, not failures, "; ".join(str(f) for f in failures)
+
+
+def diagnostic_sampler(diagnostics: Any) -> str:
+    """The inference an estimator's ``diagnostics_`` names (``"nutpie"``, ``"laplace"``, ...).
+
+    Empty when it names none. The study keeps it with each cell (the cube's
+    root attribute ``samplers``), so that a result says how its posterior was
+    computed, an ``"auto"`` setting resolved.
+    """
+    sampler = _as_dict(diagnostics).get("sampler")
+    return str(sampler) if sampler else ""
 
 
 def kept_draws(idata: Any, draws_per_chain: int) -> dict[str, np.ndarray]:

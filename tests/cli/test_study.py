@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -104,6 +106,10 @@ def test_reduced_quickstart_completes_without_failures(tmp_path):
     tree = run(parse_spec(text), tmp_path / "qs", n_jobs=1, progress=False)
     m = tree["metrics"].to_dataset()
     assert tree.attrs["errors"] == "{}", tree.attrs["errors"]
+    # the cube says how each Bayesian cell's posterior was computed ("auto" resolved)
+    samplers = json.loads(tree.attrs["samplers"])
+    assert set(samplers) == {"breast_cancer/blr/raw", "synthetic/blr/raw"}
+    assert set(samplers.values()) <= {"nutpie", "nutpie-glm", "pymc"}, samplers
     # the probe runs only in the raw scenario; every applicable cell is done
     applicable = m["applicable"].broadcast_like(m["brier"])
     assert not bool(applicable.sel(classifier="blr").drop_sel(scenario="raw").any())

@@ -87,6 +87,32 @@ def test_probe_is_not_scored_against_itself_and_unconverged_is_recorded(tmp_path
     assert json.loads(tree.attrs["unconverged"]) == {"toy/probe/raw/r0/f1": "R-hat"}
 
 
+def test_the_sampler_of_each_bayesian_cell_is_kept_and_consolidated(tmp_path):
+    from dataclasses import replace
+
+    from bayescal.report.diagnostics import diagnostics_table, with_samplers
+
+    from .conftest import cell, fill
+
+    s = CellStore(tmp_path / "s")
+    fill(s)
+    for fold, sampler in ((0, "nutpie"), (1, "pymc")):  # a fallback on one fold
+        key = (0, 1, 0, 0, fold)
+        base = cell(key, np.flatnonzero(np.arange(20) % 2 == fold), 5 + fold, converged=False)
+        s.write_cell(LAYOUT, replace(base, sampler=sampler))
+    assert s.read_cell(LAYOUT, (0, 1, 0, 0, 1)).sampler == "pymc"
+    assert s.read_cell(LAYOUT, (0, 0, 0, 0, 0)).sampler == ""  # no posterior: no array
+    with zipfile.ZipFile(s.cell_path(LAYOUT, (0, 0, 0, 0, 0))) as z:
+        assert "sampler.npy" not in z.namelist()  # so cells written before read the same
+    tree = consolidate(s)
+    assert json.loads(tree.attrs["samplers"]) == {"toy/probe/raw": "nutpie+pymc"}
+    table = with_samplers(diagnostics_table(tree), tree)
+    assert list(table["sampler"]) == ["nutpie+pymc"] * 2
+    assert list(table.columns).index("sampler") == list(table.columns).index("fold") + 1
+    del tree.attrs["samplers"]  # a cube consolidated before the record existed
+    assert "sampler" not in with_samplers(diagnostics_table(tree), tree)
+
+
 def test_open_results_round_trips_the_written_cube(store):
     tree = consolidate(store, finished="t1")
     store.write_cube(tree)
