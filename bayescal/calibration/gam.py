@@ -488,7 +488,7 @@ class LogisticGAMCalibrator(_ScoreFeatureCalibrator):
             step = np.abs(np.diff(edfs))
             width[:-1] += 0.5 * step
             width[1:] += 0.5 * step
-        else:
+        if not np.any(width > 0):  # one node, or nodes of one edf (max_edf_ at 2): equal
             width[:] = 1.0
         usable = np.isfinite(values) & (width > 0)
         log_w = np.full(edfs.size, -np.inf)

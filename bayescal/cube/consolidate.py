@@ -134,7 +134,7 @@ def consolidate(store: CellStore | str, *, finished: str = "") -> Any:
             converged[idx] = False
             unconverged[layout.label(key)] = cell.diagnostic_failures
         if cell.sampler:
-            group = "/".join(layout.label(key).split("/")[:3])  # dataset/classifier/scenario
+            group = f"{layout.datasets[d]}/{layout.classifiers[c]}/{layout.scenarios[s]}"
             samplers.setdefault(group, set()).add(cell.sampler)
         for name, v in cell.values.items():
             if name in values:

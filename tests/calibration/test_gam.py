@@ -82,15 +82,15 @@ def test_nonlinear_truth_is_fitted_better_than_platt():
     assert gam_err < 0.015
 
 
-def _independent_ubre(s, y, knots, log_lams):
-    """UBRE of a penalised logistic spline, fitted with scipy.optimize (BFGS)."""
+def _independent_fits(s, y, knots, lambdas):
+    """Per smoothing parameter: a penalised logistic P-spline fitted with scipy.optimize
+    (BFGS), as ``(beta, lam, deviance, edf, H + lam S, S)``."""
     X = pspline_basis(s, knots, 3)
     D = np.diff(np.eye(X.shape[1]), n=2, axis=0)
     S = D.T @ D
     out = []
     beta = np.zeros(X.shape[1])
-    for rho in log_lams:
-        lam = np.exp(rho)
+    for lam in lambdas:
 
         def f(b, lam=lam):
             eta = X @ b
@@ -99,13 +99,19 @@ def _independent_ubre(s, y, knots, log_lams):
         def g(b, lam=lam):
             return X.T @ (expit(X @ b) - y) + lam * S @ b
 
-        beta = minimize(f, beta, jac=g, method="BFGS", options={"gtol": 1e-9}).x
+        beta = minimize(f, beta, jac=g, method="BFGS", options={"gtol": 1e-10}).x
         p = expit(X @ beta)
         H = X.T @ (X * (p * (1 - p))[:, None])
         edf = np.trace(np.linalg.solve(H + lam * S, H))
         dev = -2 * np.sum(xlogy(y, p) + xlogy(1 - y, 1 - p))
-        out.append(dev / len(y) + 2 * edf / len(y) - 1)
-    return np.array(out)
+        out.append((beta, lam, dev, edf, H + lam * S, S))
+    return out
+
+
+def _independent_ubre(s, y, knots, log_lams):
+    """UBRE of the independent fits at ``exp(log_lams)``."""
+    fits = _independent_fits(s, y, knots, np.exp(log_lams))
+    return np.array([dev / len(y) + 2 * edf / len(y) - 1 for _, _, dev, edf, _, _ in fits])
 
 
 def test_selected_smoothing_minimises_ubre():
@@ -259,31 +265,14 @@ def test_bad_input(params, scores, y, error, match):
 
 def _independent_reml_nodes(s, y, knots, lambdas):
     """Per lambda (inf: the linear limit, at ``lambdas[1] * e``): coefficients, edf and the
-    REML criterion of a penalised logistic P-spline, fitted with scipy.optimize (BFGS)."""
-    X = pspline_basis(s, knots, 3)
-    D = np.diff(np.eye(X.shape[1]), n=2, axis=0)
-    S = D.T @ D
-    rank = X.shape[1] - 2
+    REML criterion of the independent fits."""
+    fitted = [lambdas[1] * np.e if np.isinf(lam) else lam for lam in lambdas]
     out = []
-    beta = np.zeros(X.shape[1])
-    for lam in lambdas:
-        lam_fit = lambdas[1] * np.e if np.isinf(lam) else lam
-
-        def f(b, lam=lam_fit):
-            eta = X @ b
-            return np.sum(np.logaddexp(0, eta) - y * eta) + 0.5 * lam * b @ S @ b
-
-        def g(b, lam=lam_fit):
-            return X.T @ (expit(X @ b) - y) + lam * S @ b
-
-        beta = minimize(f, beta, jac=g, method="BFGS", options={"gtol": 1e-10}).x
-        p = expit(X @ beta)
-        H = X.T @ (X * (p * (1 - p))[:, None])
-        edf = 2.0 if np.isinf(lam) else np.trace(np.linalg.solve(H + lam_fit * S, H))
-        dev = -2 * np.sum(xlogy(y, p) + xlogy(1 - y, 1 - p))
+    for lam, (beta, lam_fit, dev, edf, penalised, S) in zip(
+            lambdas, _independent_fits(s, y, knots, fitted), strict=True):
         reml = (0.5 * dev + 0.5 * lam_fit * beta @ S @ beta
-                + 0.5 * np.linalg.slogdet(H + lam_fit * S)[1] - 0.5 * rank * np.log(lam_fit))
-        out.append((beta, edf, reml))
+                + 0.5 * np.linalg.slogdet(penalised)[1] - 0.5 * (S.shape[0] - 2) * np.log(lam_fit))
+        out.append((beta, 2.0 if np.isinf(lam) else edf, reml))
     return out
 
 
